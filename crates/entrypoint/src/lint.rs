@@ -1,0 +1,288 @@
+//! Linting MEMORY.md against its folder (SPEC R3.4, R3.5).
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::fs;
+use std::path::Path;
+
+use crate::link::{Resolved, find_link, is_external, resolve};
+use crate::{ENTRYPOINT_NAME, EntrypointError, MAX_INDEX_LINE_CHARS};
+
+/// What kind of problem a [`Lint`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum LintKind {
+    /// A line longer than [`MAX_INDEX_LINE_CHARS`] characters.
+    LongLine,
+    /// A link to a file that does not exist in the folder.
+    MissingFile,
+    /// A memory file in the folder that no line links to.
+    UnlinkedFile,
+    /// A second line linking to a file an earlier line already links to.
+    DuplicateLink,
+    /// A link that leaves the memory folder (absolute, or `..` above it).
+    LinkOutsideFolder,
+    /// A frontmatter block at the top of MEMORY.md, which is an index and
+    /// takes none.
+    Frontmatter,
+    /// Bytes that are not UTF-8; they reach the prompt as U+FFFD.
+    InvalidUtf8,
+}
+
+impl LintKind {
+    /// The kind's stable kebab-case name, as used in JSON output.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LintKind::LongLine => "long-line",
+            LintKind::MissingFile => "missing-file",
+            LintKind::UnlinkedFile => "unlinked-file",
+            LintKind::DuplicateLink => "duplicate-link",
+            LintKind::LinkOutsideFolder => "link-outside-folder",
+            LintKind::Frontmatter => "frontmatter",
+            LintKind::InvalidUtf8 => "invalid-utf8",
+        }
+    }
+}
+
+impl fmt::Display for LintKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem found in an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    /// 1-based line of MEMORY.md, or `None` for a problem of the folder (an
+    /// unlinked file).
+    pub line: Option<usize>,
+    /// What kind of problem it is.
+    pub kind: LintKind,
+    /// A one-line explanation naming the file or the limit.
+    pub message: String,
+}
+
+/// The files of a memory folder, as far as the index lint needs them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FolderListing {
+    /// Every regular file (or link to one) below the folder, relative and
+    /// `/`-separated; hidden entries are left out.
+    files: BTreeSet<String>,
+}
+
+impl FolderListing {
+    /// Lists a memory folder recursively. Hidden files and folders (memdir's
+    /// temporary files, `.conflicts/`, sync state) are left out and symbolic
+    /// links to folders are not followed.
+    pub fn read(folder: &Path) -> Result<Self, EntrypointError> {
+        let mut listing = FolderListing::default();
+        listing.walk(folder, "")?;
+        Ok(listing)
+    }
+
+    /// A listing made from relative `/`-separated paths, for callers that
+    /// already know the folder's files.
+    pub fn from_paths<I, S>(paths: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        FolderListing { files: paths.into_iter().map(Into::into).collect() }
+    }
+
+    fn walk(&mut self, dir: &Path, prefix: &str) -> Result<(), EntrypointError> {
+        let err = |source| EntrypointError::ReadFolder { path: dir.to_owned(), source };
+        for entry in fs::read_dir(dir).map_err(err)? {
+            let entry = entry.map_err(err)?;
+            // A name that is not UTF-8 cannot be linked from a UTF-8 index;
+            // it is skipped rather than failing the whole lint.
+            let Ok(name) = entry.file_name().into_string() else { continue };
+            if name.starts_with('.') {
+                continue;
+            }
+            let rel = format!("{prefix}{name}");
+            let path = entry.path();
+            let file_type = entry.file_type().map_err(err)?;
+            if file_type.is_dir() {
+                self.walk(&path, &format!("{rel}/"))?;
+            } else if file_type.is_file() || fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                self.files.insert(rel);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the folder holds `path`.
+    #[must_use]
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.contains(path)
+    }
+
+    /// Memory files that the folder's own MEMORY.md should link to: every
+    /// `*.md` file except index files, files in a subfolder that has its own
+    /// MEMORY.md (such as `team/`, which is indexed separately), and daily
+    /// logs under `logs/` (folded into the index by distillation, not
+    /// linked one by one).
+    pub fn memory_files(&self) -> impl Iterator<Item = &str> {
+        let index_dirs: Vec<&str> = self
+            .files
+            .iter()
+            .filter_map(|f| f.strip_suffix(ENTRYPOINT_NAME).filter(|d| d.ends_with('/')))
+            .collect();
+        self.files.iter().map(String::as_str).filter(move |f| {
+            Path::new(f).extension().is_some_and(|e| e == "md")
+                && !f.rsplit('/').next().is_some_and(|n| n == ENTRYPOINT_NAME)
+                && !f.starts_with("logs/")
+                && !index_dirs.iter().any(|d| f.starts_with(d))
+        })
+    }
+}
+
+/// Lints an index. `folder` is the listing of the index's folder; without it
+/// only the checks of the text itself run (long lines, duplicates, links
+/// outside, frontmatter).
+///
+/// ```
+/// use memdir_entrypoint::{lint_index, FolderListing, LintKind};
+/// let folder = FolderListing::from_paths(["MEMORY.md", "a.md", "b.md"]);
+/// let lints = lint_index("- [A](a.md)\n- [C](c.md)\n", Some(&folder));
+/// let kinds: Vec<_> = lints.iter().map(|l| l.kind).collect();
+/// assert_eq!(kinds, [LintKind::MissingFile, LintKind::UnlinkedFile]);
+/// ```
+#[must_use]
+pub fn lint_index(content: &str, folder: Option<&FolderListing>) -> Vec<Lint> {
+    let mut lints = Vec::new();
+    let parsed = memdir_memtypes::parse_memory_str(content);
+    let unclosed = parsed
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d, memdir_memtypes::Diagnostic::UnclosedFrontmatter));
+    if parsed.has_frontmatter && !unclosed {
+        lints.push(Lint {
+            line: Some(1),
+            kind: LintKind::Frontmatter,
+            message: "MEMORY.md is an index and takes no frontmatter; keep metadata in topic files"
+                .to_owned(),
+        });
+    }
+
+    let mut first_link: HashMap<String, usize> = HashMap::new();
+    for (i, raw_line) in content.split('\n').enumerate() {
+        let line_no = i + 1;
+        let line = raw_line.strip_suffix('\r').unwrap_or(raw_line);
+        let chars = line.chars().count();
+        if chars > MAX_INDEX_LINE_CHARS {
+            lints.push(Lint {
+                line: Some(line_no),
+                kind: LintKind::LongLine,
+                message: format!(
+                    "line is {chars} characters (limit {MAX_INDEX_LINE_CHARS}); keep each entry to one short line and move detail into its topic file"
+                ),
+            });
+        }
+        let Some(link) = find_link(line) else { continue };
+        if is_external(link.target) {
+            continue;
+        }
+        let Resolved::Inside(path) = resolve(link.target) else {
+            lints.push(Lint {
+                line: Some(line_no),
+                kind: LintKind::LinkOutsideFolder,
+                message: format!("link to {} leaves the memory folder", link.target),
+            });
+            continue;
+        };
+        if let Some(first) = first_link.get(&path) {
+            lints.push(Lint {
+                line: Some(line_no),
+                kind: LintKind::DuplicateLink,
+                message: format!("duplicate link to {path} (first on line {first})"),
+            });
+            continue;
+        }
+        first_link.insert(path.clone(), line_no);
+        if let Some(folder) = folder {
+            if !folder.contains(&path) {
+                lints.push(Lint {
+                    line: Some(line_no),
+                    kind: LintKind::MissingFile,
+                    message: format!("link to {path}, which does not exist"),
+                });
+            }
+        }
+    }
+
+    if let Some(folder) = folder {
+        for file in folder.memory_files() {
+            if !first_link.contains_key(file) {
+                lints.push(Lint {
+                    line: None,
+                    kind: LintKind::UnlinkedFile,
+                    message: format!("{file} is a memory file that no index line links to"),
+                });
+            }
+        }
+    }
+    lints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(content: &str, folder: &[&str]) -> Vec<(Option<usize>, &'static str)> {
+        let folder = FolderListing::from_paths(folder.iter().copied());
+        lint_index(content, Some(&folder)).iter().map(|l| (l.line, l.kind.as_str())).collect()
+    }
+
+    #[test]
+    fn clean_index_has_no_lints() {
+        assert_eq!(kinds("# M\n- [A](a.md) — x\n", &["MEMORY.md", "a.md"]), []);
+    }
+
+    #[test]
+    fn each_kind() {
+        let long = format!("- [L](l.md) {}", "é".repeat(200));
+        let index = format!(
+            "---\nname: x\n---\n{long}\n- [Up](../up.md)\n- [A](a.md)\n- [A2](./a.md)\n- [W](https://x.y)\n"
+        );
+        assert_eq!(
+            kinds(&index, &["MEMORY.md", "a.md", "l.md", "orphan.md", "notes.txt"]),
+            [
+                (Some(1), "frontmatter"),
+                (Some(4), "long-line"),
+                (Some(5), "link-outside-folder"),
+                (Some(7), "duplicate-link"),
+                (None, "unlinked-file"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_horizontal_rule_is_not_frontmatter() {
+        assert_eq!(kinds("---\n- [A](a.md)\n", &["a.md"]), []);
+    }
+
+    #[test]
+    fn subfolders_with_their_own_index_and_logs_are_not_orphans() {
+        let folder = ["MEMORY.md", "a.md", "team/MEMORY.md", "team/t.md", "logs/2026/11/2026-11-29.md", "sub/s.md"];
+        assert_eq!(kinds("- [A](a.md)\n", &folder), [(None, "unlinked-file")]);
+        assert_eq!(kinds("- [A](a.md)\n- [S](sub/s.md)\n", &folder), []);
+    }
+
+    #[test]
+    fn reads_a_real_folder_skipping_hidden_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::create_dir_all(root.join(".conflicts")).unwrap();
+        for f in ["MEMORY.md", "a.md", "sub/b.md", ".conflicts/a.md.1", ".memdir-tmp-x.tmp"] {
+            fs::write(root.join(f), "x").unwrap();
+        }
+        let listing = FolderListing::read(root).unwrap();
+        assert_eq!(listing.memory_files().collect::<Vec<_>>(), ["a.md", "sub/b.md"]);
+        assert!(listing.contains("MEMORY.md"));
+        assert!(!listing.contains(".memdir-tmp-x.tmp"));
+    }
+}

@@ -1,0 +1,449 @@
+//! Tolerant reading of a memory file's YAML frontmatter, and rendering a
+//! memory back to text (SPEC R2.1, R2.2).
+//!
+//! Memory files are written by people and by models, so odd files are the
+//! normal case: a UTF-8 BOM, CRLF line ends, an unclosed `---`, YAML that a
+//! strict parser rejects (`description: Note: use pnpm`), unknown keys,
+//! numbers where strings belong, bytes that are not UTF-8. [`parse_memory`]
+//! never fails and never panics on any of them: it returns the fields it
+//! could read and a [`Diagnostic`] for each thing that was wrong.
+//!
+//! YAML itself is parsed by `gray_matter`'s YAML engine. The delimiter
+//! handling is ours, because `gray_matter` does not see frontmatter behind a
+//! BOM, silently drops an unclosed block, and rewrites the body's line ends.
+
+use std::fmt;
+
+use gray_matter::Pod;
+use gray_matter::engine::{Engine, YAML};
+
+use crate::MemoryType;
+
+/// The fields of a memory's frontmatter that memdir uses.
+///
+/// Every field is optional: a file may have no frontmatter at all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Header {
+    /// Short kebab-case name of the memory (`name:`).
+    pub name: Option<String>,
+    /// One specific line saying what the memory holds (`description:`); it is
+    /// what relevance judgements read.
+    pub description: Option<String>,
+    /// The memory type (`type:`); `None` for untyped memories.
+    pub memory_type: Option<MemoryType>,
+}
+
+/// Something odd about a memory file that did not stop it from being read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Diagnostic {
+    /// The file is not valid UTF-8; invalid bytes were replaced by U+FFFD.
+    InvalidUtf8 {
+        /// Byte offset of the first invalid sequence in the original bytes.
+        offset: usize,
+    },
+    /// The file opens a frontmatter block with `---` but never closes it.
+    /// The leading `key: value` lines were read as frontmatter anyway.
+    UnclosedFrontmatter,
+    /// The frontmatter is not valid YAML; the known keys were recovered line
+    /// by line.
+    MalformedYaml {
+        /// The YAML parser's message.
+        message: String,
+    },
+    /// The frontmatter is valid YAML but not a mapping of keys to values.
+    NotAMapping,
+    /// A known key holds something other than a string.
+    NonStringValue {
+        /// The key (`name`, `description` or `type`).
+        key: &'static str,
+        /// What it holds instead (`a number`, `a list`, …).
+        found: &'static str,
+    },
+    /// `type:` holds a string that is not one of the four memory types.
+    UnknownType {
+        /// The value found.
+        value: String,
+    },
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Diagnostic::InvalidUtf8 { offset } => {
+                write!(f, "invalid UTF-8 at byte {offset}; invalid bytes replaced")
+            }
+            Diagnostic::UnclosedFrontmatter => {
+                f.write_str("frontmatter opened with `---` is never closed")
+            }
+            Diagnostic::MalformedYaml { message } => {
+                write!(f, "frontmatter is not valid YAML ({message}); fields recovered line by line")
+            }
+            Diagnostic::NotAMapping => f.write_str("frontmatter is not a mapping of keys to values"),
+            Diagnostic::NonStringValue { key, found } => {
+                write!(f, "`{key}` holds {found}, not a string")
+            }
+            Diagnostic::UnknownType { value } => write!(
+                f,
+                "unknown memory type {value:?} (expected user, feedback, project or reference); treated as untyped"
+            ),
+        }
+    }
+}
+
+/// A memory file as read: its header, its body and what was odd about it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedMemory {
+    /// The frontmatter fields that could be read.
+    pub header: Header,
+    /// Everything after the frontmatter block, byte for byte (line ends are
+    /// kept as they were). The whole text when there is no frontmatter.
+    pub body: String,
+    /// Whether the file opens a frontmatter block (closed or not).
+    pub has_frontmatter: bool,
+    /// Keys of the frontmatter that memdir does not use, sorted. Keeping them
+    /// is not an error; they are listed so that a rewrite can warn about them.
+    pub unknown_keys: Vec<String>,
+    /// What was odd about the file, in the order found. Empty for a clean file.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+const KNOWN_KEYS: [&str; 3] = ["name", "description", "type"];
+
+/// Reads a memory file's bytes tolerantly. Never fails, never panics.
+///
+/// ```
+/// use memdir_memtypes::{parse_memory, MemoryType};
+/// let m = parse_memory(b"---\nname: pnpm\ndescription: Note: use pnpm\ntype: feedback\n---\nBody\n");
+/// assert_eq!(m.header.description.as_deref(), Some("Note: use pnpm"));
+/// assert_eq!(m.header.memory_type, Some(MemoryType::Feedback));
+/// assert_eq!(m.body, "Body\n");
+/// assert_eq!(m.diagnostics.len(), 1); // the YAML was malformed, the fields were recovered
+/// ```
+#[must_use]
+pub fn parse_memory(bytes: &[u8]) -> ParsedMemory {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_memory_str(text),
+        Err(e) => {
+            let text = String::from_utf8_lossy(bytes);
+            let mut parsed = parse_memory_str(&text);
+            parsed
+                .diagnostics
+                .insert(0, Diagnostic::InvalidUtf8 { offset: e.valid_up_to() });
+            parsed
+        }
+    }
+}
+
+/// Reads a memory file's text tolerantly. Never fails, never panics.
+#[must_use]
+pub fn parse_memory_str(text: &str) -> ParsedMemory {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut parsed = ParsedMemory::default();
+    let Some(split) = split_frontmatter(text) else {
+        parsed.body = text.to_owned();
+        return parsed;
+    };
+    parsed.has_frontmatter = true;
+    parsed.body = text[split.body_start..].to_owned();
+    if !split.closed {
+        parsed.diagnostics.push(Diagnostic::UnclosedFrontmatter);
+    }
+    read_block(&split.yaml, &mut parsed);
+    parsed
+}
+
+/// Where the frontmatter block and the body lie in a text.
+struct Split {
+    /// The block's lines with line ends normalised to `\n`.
+    yaml: String,
+    /// Byte offset at which the body starts.
+    body_start: usize,
+    /// Whether a closing `---` was found.
+    closed: bool,
+}
+
+/// Splits `text` (BOM already removed) into frontmatter and body, or `None`
+/// when the first line is not `---`.
+fn split_frontmatter(text: &str) -> Option<Split> {
+    let mut lines = LineSpans::new(text);
+    let (first, _) = lines.next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let mut yaml = String::new();
+    // For an unclosed block: where the leading run of YAML-looking lines
+    // ends, as (length of `yaml` then, byte offset where the body starts).
+    let mut run_end: Option<(usize, usize)> = None;
+    for (line, end) in lines {
+        let content = line.trim_end_matches(['\r', '\n']);
+        if content.trim_end() == "---" {
+            return Some(Split { yaml, body_start: end, closed: true });
+        }
+        if run_end.is_none() {
+            if content.trim().is_empty() {
+                run_end = Some((yaml.len(), end));
+            } else if !looks_like_yaml(content) {
+                run_end = Some((yaml.len(), end - line.len()));
+            }
+        }
+        yaml.push_str(content);
+        yaml.push('\n');
+    }
+    // Unclosed: the leading run of YAML-looking lines is the block (all of
+    // them when the run never ends, as in a file cut after its first lines).
+    let (yaml_len, body_start) = run_end.unwrap_or((yaml.len(), text.len()));
+    yaml.truncate(yaml_len);
+    Some(Split { yaml, body_start, closed: false })
+}
+
+/// Whether a line can belong to a YAML block: a `key: value` line, a
+/// continuation (indented), a list item or a comment.
+fn looks_like_yaml(line: &str) -> bool {
+    line.starts_with([' ', '\t', '-', '#']) || line.contains(':')
+}
+
+/// Iterates over the lines of a text, each with its line end, together with
+/// the byte offset just past it.
+struct LineSpans<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> LineSpans<'a> {
+    fn new(text: &'a str) -> Self {
+        LineSpans { text, pos: 0 }
+    }
+}
+
+impl<'a> Iterator for LineSpans<'a> {
+    type Item = (&'a str, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let rest = &self.text[self.pos..];
+        let len = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        self.pos += len;
+        Some((&rest[..len], self.pos))
+    }
+}
+
+/// Reads the known keys of a frontmatter block into `parsed`.
+fn read_block(yaml: &str, parsed: &mut ParsedMemory) {
+    if yaml.trim().is_empty() {
+        return;
+    }
+    match YAML::parse(yaml) {
+        Ok(Pod::Hash(map)) => {
+            let mut unknown: Vec<String> = map
+                .keys()
+                .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
+                .cloned()
+                .collect();
+            unknown.sort();
+            parsed.unknown_keys = unknown;
+            parsed.header.name = text_value("name", map.get("name"), &mut parsed.diagnostics);
+            parsed.header.description =
+                text_value("description", map.get("description"), &mut parsed.diagnostics);
+            parsed.header.memory_type = type_value(map.get("type"), &mut parsed.diagnostics);
+        }
+        Ok(Pod::Null) => {}
+        Ok(_) => {
+            parsed.diagnostics.push(Diagnostic::NotAMapping);
+            recover_lines(yaml, parsed);
+        }
+        Err(e) => {
+            parsed.diagnostics.push(Diagnostic::MalformedYaml {
+                message: first_line(&e.to_string()),
+            });
+            recover_lines(yaml, parsed);
+        }
+    }
+}
+
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or_default().trim().to_owned()
+}
+
+fn describe(pod: &Pod) -> &'static str {
+    match pod {
+        Pod::Null => "nothing",
+        Pod::String(_) => "a string",
+        Pod::Integer(_) | Pod::Float(_) => "a number",
+        Pod::Boolean(_) => "a boolean",
+        Pod::Array(_) => "a list",
+        Pod::Hash(_) => "a mapping",
+    }
+}
+
+/// A text field: strings as they are; numbers and booleans are what the
+/// author meant to write as text, so they are kept (with a diagnostic);
+/// lists and mappings cannot be a one-line text and are dropped.
+fn text_value(key: &'static str, pod: Option<&Pod>, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let pod = pod?;
+    let text = match pod {
+        Pod::Null => return None,
+        Pod::String(s) => return Some(s.clone()),
+        Pod::Integer(i) => Some(i.to_string()),
+        Pod::Float(x) => Some(x.to_string()),
+        Pod::Boolean(b) => Some(b.to_string()),
+        Pod::Array(_) | Pod::Hash(_) => None,
+    };
+    diags.push(Diagnostic::NonStringValue { key, found: describe(pod) });
+    text
+}
+
+/// The type field: only an exact string is a type (SPEC R1.1).
+fn type_value(pod: Option<&Pod>, diags: &mut Vec<Diagnostic>) -> Option<MemoryType> {
+    match pod? {
+        Pod::Null => None,
+        Pod::String(s) => {
+            let parsed = MemoryType::parse(s);
+            if parsed.is_none() {
+                diags.push(Diagnostic::UnknownType { value: s.clone() });
+            }
+            parsed
+        }
+        other => {
+            diags.push(Diagnostic::NonStringValue { key: "type", found: describe(other) });
+            None
+        }
+    }
+}
+
+/// Recovers the known keys from a block that is not valid YAML: a line
+/// `key: value` at the start of a line, the first occurrence wins, the value
+/// is the rest of the line with one pair of surrounding quotes removed.
+fn recover_lines(yaml: &str, parsed: &mut ParsedMemory) {
+    let mut unknown = Vec::new();
+    for line in yaml.lines() {
+        if line.starts_with([' ', '\t', '#', '-']) {
+            continue;
+        }
+        let Some((key, value)) = line.split_once(':') else { continue };
+        let key = key.trim_end();
+        let value = unquote(value.trim());
+        match key {
+            "name" if parsed.header.name.is_none() => parsed.header.name = Some(value.to_owned()),
+            "description" if parsed.header.description.is_none() => {
+                parsed.header.description = Some(value.to_owned());
+            }
+            "type" if parsed.header.memory_type.is_none() => {
+                parsed.header.memory_type = MemoryType::parse(value);
+                if parsed.header.memory_type.is_none() {
+                    parsed.diagnostics.push(Diagnostic::UnknownType { value: value.to_owned() });
+                }
+            }
+            "name" | "description" | "type" => {}
+            other if !other.is_empty() && !other.contains(char::is_whitespace) => {
+                unknown.push(other.to_owned());
+            }
+            _ => {}
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    parsed.unknown_keys = unknown;
+}
+
+fn unquote(value: &str) -> &str {
+    for quote in ['"', '\''] {
+        if let Some(inner) = value.strip_prefix(quote).and_then(|v| v.strip_suffix(quote)) {
+            return inner;
+        }
+    }
+    value
+}
+
+/// Renders a memory as frontmatter plus body, so that [`parse_memory_str`]
+/// reads back the same header and the same body.
+///
+/// Values are written as plain YAML scalars when that is unambiguous and
+/// double-quoted (with escapes) otherwise.
+///
+/// ```
+/// use memdir_memtypes::{parse_memory_str, render_memory, Header, MemoryType};
+/// let header = Header {
+///     name: Some("pnpm".into()),
+///     description: Some("Note: use pnpm, not npm".into()),
+///     memory_type: Some(MemoryType::Feedback),
+/// };
+/// let text = render_memory(&header, "Use pnpm.\n");
+/// assert_eq!(text, "---\nname: pnpm\ndescription: \"Note: use pnpm, not npm\"\ntype: feedback\n---\nUse pnpm.\n");
+/// let back = parse_memory_str(&text);
+/// assert_eq!(back.header, header);
+/// assert_eq!(back.body, "Use pnpm.\n");
+/// ```
+#[must_use]
+pub fn render_memory(header: &Header, body: &str) -> String {
+    let mut out = String::from("---\n");
+    if let Some(name) = &header.name {
+        push_field(&mut out, "name", name);
+    }
+    if let Some(description) = &header.description {
+        push_field(&mut out, "description", description);
+    }
+    if let Some(t) = header.memory_type {
+        push_field(&mut out, "type", t.as_str());
+    }
+    out.push_str("---\n");
+    out.push_str(body);
+    out
+}
+
+fn push_field(out: &mut String, key: &str, value: &str) {
+    out.push_str(key);
+    out.push_str(": ");
+    push_scalar(out, value);
+    out.push('\n');
+}
+
+/// Words a YAML reader may take for something other than a string.
+const RESERVED: [&str; 12] = [
+    "true", "false", "yes", "no", "on", "off", "null", "y", "n", "~", ".inf", ".nan",
+];
+
+/// Whether `value` reads back as the same string when written plain.
+fn is_plain_safe(value: &str) -> bool {
+    let Some(first) = value.chars().next() else { return false };
+    first.is_alphabetic()
+        && !value.ends_with(' ')
+        && !RESERVED.iter().any(|r| value.eq_ignore_ascii_case(r))
+        && value
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.' | ',' | '/' | '(' | ')'))
+}
+
+fn push_scalar(out: &mut String, value: &str) {
+    use std::fmt::Write;
+
+    if is_plain_safe(value) {
+        out.push_str(value);
+        return;
+    }
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            // Everything YAML does not count as printable, and the characters
+            // some readers treat as line breaks or a byte-order mark.
+            c if c < ' '
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}') =>
+            {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,39 @@
+//! The vocabulary of memdir memory files: what a memory is, how its file
+//! reads and writes, and how old it is.
+//!
+//! - [`MemoryType`] — the four kinds of memory (`user`, `feedback`,
+//!   `project`, `reference`) and their tolerant parser; [`MemoryFileSource`]
+//!   — the unrelated classification of where an instruction or memory file
+//!   comes from.
+//! - [`parse_memory`] / [`render_memory`] — YAML frontmatter read tolerantly
+//!   into a [`Header`] plus [`Diagnostic`]s, and written back so that it
+//!   reads the same.
+//! - [`memory_age_days`], [`memory_age`], [`memory_freshness_text`],
+//!   [`memory_freshness_note`] — pure functions of a modification time and
+//!   "now".
+//! - [`atomic_write`] — the one atomic file write that every memdir crate
+//!   uses. It is the only code in this crate that touches the filesystem.
+//!
+//! ```
+//! use memdir_memtypes::{memory_age, parse_memory, MemoryType};
+//!
+//! let file = b"---\nname: no-db-mocking\ndescription: Integration tests hit a real database\ntype: feedback\n---\nUse a real database.\n";
+//! let memory = parse_memory(file);
+//! assert_eq!(memory.header.memory_type, Some(MemoryType::Feedback));
+//! assert!(memory.diagnostics.is_empty());
+//!
+//! let day = 86_400_000;
+//! assert_eq!(memory_age(0, 3 * day), "3 days ago");
+//! ```
+
+mod atomic;
+mod freshness;
+mod frontmatter;
+mod types;
+
+pub use atomic::{AtomicWriteError, TEMP_PREFIX, TEMP_SUFFIX, atomic_write, is_temp_file_name};
+pub use freshness::{
+    memory_age, memory_age_days, memory_freshness_note, memory_freshness_text, unix_millis,
+};
+pub use frontmatter::{Diagnostic, Header, ParsedMemory, parse_memory, parse_memory_str, render_memory};
+pub use types::{MemoryFileSource, MemoryType, Scope, UnknownMemoryType};

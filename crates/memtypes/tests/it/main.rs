@@ -1,0 +1,3 @@
+//! Integration tests of `memdir-memtypes` through its public API.
+
+mod properties;
