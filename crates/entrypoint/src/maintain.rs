@@ -18,8 +18,8 @@ pub struct IndexEntry {
 impl IndexEntry {
     /// Renders the entry as one index line, without a line end.
     ///
-    /// Line breaks in the title and hook become spaces and brackets in the
-    /// title are escaped, so the result is always exactly one line with one
+    /// Line breaks in the title and hook become spaces, and backslashes and
+    /// brackets in the title are escaped, so the result is always exactly one line with one
     /// link.
     ///
     /// ```
@@ -31,7 +31,13 @@ impl IndexEntry {
     pub fn to_line(&self) -> Result<String, EntrypointError> {
         self.resolved_file()?;
         let target = self.file.as_str();
-        let title = one_line(&self.title).replace('[', "\\[").replace(']', "\\]");
+        let mut title = String::new();
+        for c in one_line(&self.title).chars() {
+            if matches!(c, '\\' | '[' | ']') {
+                title.push('\\');
+            }
+            title.push(c);
+        }
         let target = if target.contains(|c: char| c.is_whitespace() || c == '(' || c == ')') {
             format!("<{target}>")
         } else {

@@ -153,8 +153,9 @@ fn dropped_entries(trimmed: &str, kept: usize, leading_lines: usize) -> Vec<Drop
     let mut dropped = Vec::new();
     let mut start = 0;
     for (i, line) in trimmed.split('\n').enumerate() {
-        let end = start + line.len();
-        if end > kept {
+        // The kept text is trimmed at its end, so a kept CRLF line has lost
+        // its `\r`: compare without trailing whitespace.
+        if start + line.trim_end().len() > kept {
             if let Some(link) = find_link(line) {
                 dropped.push(DroppedEntry {
                     line: leading_lines + i + 1,
@@ -163,7 +164,7 @@ fn dropped_entries(trimmed: &str, kept: usize, leading_lines: usize) -> Vec<Drop
                 });
             }
         }
-        start = end + 1;
+        start += line.len() + 1;
     }
     dropped
 }

@@ -1,1 +1,134 @@
-fn main(){}
+//! `memdir`: the command-line front end to the memdir crates.
+//!
+//! This binary only wires library crates together: argument parsing,
+//! reading inputs, and printing text or JSON. Every rule lives in a crate.
+
+mod index;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// File-based memory for AI coding agents.
+///
+/// memdir keeps what an agent learns as small markdown files with YAML
+/// frontmatter in a per-project folder, indexed by MEMORY.md, which goes
+/// into every system prompt (cut at 200 lines / 25,000 bytes).
+#[derive(Debug, Parser)]
+#[command(
+    name = "memdir",
+    version,
+    propagate_version = true,
+    after_help = "Examples:\n  \
+        memdir index check ~/.claude/projects/-home-me-app/memory/MEMORY.md\n  \
+        memdir index show MEMORY.md --json\n\n\
+        Exit status: 0 success, 1 failure (or problems found by a check), 2 usage error, \
+        3 input rejected for safety."
+)]
+struct Cli {
+    /// Print machine-readable JSON on stdout instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Inspect a MEMORY.md index: what the model sees and what is wrong.
+    #[command(subcommand)]
+    Index(index::IndexCommand),
+}
+
+/// How a command ended, mapped to the exit status of SPEC R17.1.
+#[derive(Debug)]
+enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1 without an error message: a check found problems and said so.
+    ProblemsFound,
+}
+
+fn main() -> ExitCode {
+    // A panic is a bug; report it on one line without a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!("memdir: internal error{}: {}", location.unwrap_or_default(), panic_message(info));
+    }));
+
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
+    let result = match &cli.command {
+        Command::Index(cmd) => index::run(cmd, cli.json),
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::ProblemsFound) => ExitCode::from(1),
+        Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("memdir: {}", one_line(&format!("{err:#}")));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Prints help and version as clap does; any other parse error becomes one
+/// line on stderr and exit status 2.
+fn usage_error(err: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = err.print();
+        return ExitCode::SUCCESS;
+    }
+    if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = err.print();
+        return ExitCode::from(2);
+    }
+    // clap's message is a paragraph, a usage line and a hint; fold the
+    // paragraph into one line and point at the help of the command used.
+    let rendered = err.render().to_string();
+    let paragraph: Vec<&str> = rendered.lines().take_while(|l| !l.trim().is_empty()).collect();
+    let message = paragraph.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    let command = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map_or_else(
+            || "memdir".to_owned(),
+            |usage| {
+                let words: Vec<&str> =
+                    usage.split(' ').take_while(|w| !w.starts_with(['<', '[', '-'])).collect();
+                words.join(" ")
+            },
+        );
+    eprintln!("memdir: {message} (see '{command} --help')");
+    ExitCode::from(2)
+}
+
+fn one_line(text: &str) -> String {
+    text.split(['\n', '\r']).map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+fn panic_message(info: &std::panic::PanicHookInfo<'_>) -> String {
+    let payload = info.payload();
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(ToString::to_string)
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    one_line(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,87 @@
+//! Invariants of truncation and index maintenance, as proptest properties.
+//! The number of cases comes from `PROPTEST_CASES` (default 256).
+
+use memdir_entrypoint::{
+    IndexEntry, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, remove_entry,
+    truncate_entrypoint_content, upsert_entry,
+};
+use proptest::prelude::*;
+
+/// One index line: ASCII, CJK (3-byte) or emoji (4-byte) text of any length
+/// up to well past the byte limit, sometimes a link entry.
+fn line() -> impl Strategy<Value = String> {
+    let unit = prop_oneof![Just("a"), Just("é"), Just("汉"), Just("🦀"), Just(" "), Just("\t")];
+    let text = (unit, 0usize..400).prop_map(|(u, n)| u.repeat(n));
+    prop_oneof![
+        8 => text.clone(),
+        2 => (0u32..1000, text.clone()).prop_map(|(i, t)| format!("- [m{i}](m{i}.md) — {t}")),
+        1 => (proptest::sample::select(vec![1usize, 30_000]), Just("x")).prop_map(|(n, u)| u.repeat(n)),
+    ]
+}
+
+/// An index: up to 320 lines with `\n` or `\r\n` ends and blank lines.
+fn index() -> impl Strategy<Value = String> {
+    (proptest::collection::vec(line(), 0..320), any::<bool>(), "[ \n\t]{0,4}", "[ \n\t]{0,4}")
+        .prop_map(|(lines, crlf, lead, tail)| {
+            let sep = if crlf { "\r\n" } else { "\n" };
+            format!("{lead}{}{tail}", lines.join(sep))
+        })
+}
+
+proptest! {
+    #[test]
+    fn truncation_is_a_prefix_within_both_limits(raw in index()) {
+        let trimmed = raw.trim();
+        let t = truncate_entrypoint_content(&raw);
+        let kept = t.kept();
+        prop_assert!(trimmed.starts_with(kept));
+        prop_assert!(trimmed.is_char_boundary(kept.len()));
+        prop_assert!(kept.len() <= MAX_ENTRYPOINT_BYTES);
+        prop_assert!(kept.split('\n').count() <= MAX_ENTRYPOINT_LINES);
+        prop_assert_eq!(t.line_count > MAX_ENTRYPOINT_LINES, t.was_line_truncated);
+        prop_assert_eq!(trimmed.len() > MAX_ENTRYPOINT_BYTES, t.was_byte_truncated);
+        match &t.warning {
+            Some(w) => prop_assert_eq!(&t.content, &format!("{kept}\n\n{w}")),
+            None => prop_assert_eq!(&t.content, kept),
+        }
+    }
+
+    #[test]
+    fn nothing_over_means_unchanged(raw in index()) {
+        let t = truncate_entrypoint_content(&raw);
+        if !t.was_truncated() {
+            prop_assert_eq!(t.content.as_str(), raw.trim());
+            prop_assert!(t.dropped.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_cut_ends_at_a_line_end_unless_the_first_line_is_too_long(raw in index()) {
+        let trimmed = raw.trim();
+        let t = truncate_entrypoint_content(&raw);
+        if t.was_truncated() {
+            let first_line = trimmed.split('\n').next().unwrap_or_default();
+            let rest = &trimmed[t.kept().len()..];
+            let at_line_end = rest.trim_start_matches([' ', '\t', '\r']).starts_with('\n');
+            prop_assert!(at_line_end || first_line.len() > MAX_ENTRYPOINT_BYTES || t.kept().is_empty(),
+                "cut inside a line: {:?}", &rest[..rest.len().min(40)]);
+        }
+    }
+
+    #[test]
+    fn upsert_then_remove_restores_an_index_without_the_entry(
+        lines in proptest::collection::vec("[a-z \\[\\]()-]{0,30}", 0..20),
+        crlf in any::<bool>(),
+        title in "\\PC{0,20}",
+        hook in "\\PC{0,40}",
+    ) {
+        let sep = if crlf { "\r\n" } else { "\n" };
+        let index: String = lines.iter().map(|l| format!("{l}{sep}")).collect();
+        let entry = IndexEntry { title, file: "topic/new-entry.md".into(), hook };
+        let with = upsert_entry(&index, &entry).unwrap();
+        prop_assert!(with.starts_with(&index), "other lines are not disturbed");
+        let (without, removed) = remove_entry(&with, "topic/new-entry.md");
+        prop_assert_eq!(removed, 1);
+        prop_assert_eq!(without, index);
+    }
+}

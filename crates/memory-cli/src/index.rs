@@ -1,0 +1,194 @@
+//! `memdir index check|show`: MEMORY.md as the model sees it, and its lint.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+use memdir_entrypoint::{
+    FolderListing, Lint, LintKind, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, Truncation,
+    lint_index, truncate_entrypoint_content,
+};
+use serde::Serialize;
+
+use crate::Outcome;
+use crate::output::{print, print_json};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum IndexCommand {
+    /// Check a MEMORY.md: size against the prompt limits, the entries the cut
+    /// drops, and lint (long lines, missing or unlinked files, duplicate
+    /// links, frontmatter).
+    ///
+    /// Exits 0 when the index fits and is clean, 1 when anything was found.
+    #[command(after_help = "JSON: {lineCount, byteCount, wasLineTruncated, wasByteTruncated, \
+        warning, droppedEntries: [{line, title, target}], lint: [{line, kind, message}]}")]
+    Check {
+        /// The MEMORY.md to check; its folder is the memory folder linted
+        /// against.
+        file: PathBuf,
+    },
+    /// Print a MEMORY.md exactly as it is injected into the prompt: trimmed,
+    /// cut to the limits, with the warning when anything was cut.
+    #[command(after_help = "JSON: {content}")]
+    Show {
+        /// The MEMORY.md to show.
+        file: PathBuf,
+    },
+}
+
+pub(crate) fn run(cmd: &IndexCommand, json: bool) -> anyhow::Result<Outcome> {
+    match cmd {
+        IndexCommand::Check { file } => check(file, json),
+        IndexCommand::Show { file } => show(file, json),
+    }
+}
+
+/// An index read from disk: its text (invalid UTF-8 replaced) and, when it
+/// was not UTF-8, the 1-based line of the first bad byte.
+struct IndexFile {
+    text: String,
+    bad_utf8_line: Option<usize>,
+}
+
+fn read_index(path: &Path) -> anyhow::Result<IndexFile> {
+    if path.is_dir() {
+        bail!("{} is a folder; give the path of a MEMORY.md file", path.display());
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => IndexFile { text, bad_utf8_line: None },
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
+            IndexFile { text: String::from_utf8_lossy(&bytes).into_owned(), bad_utf8_line: Some(line) }
+        }
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckJson<'a> {
+    line_count: usize,
+    byte_count: usize,
+    was_line_truncated: bool,
+    was_byte_truncated: bool,
+    warning: Option<&'a str>,
+    dropped_entries: Vec<DroppedJson<'a>>,
+    lint: Vec<LintJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct DroppedJson<'a> {
+    line: usize,
+    title: &'a str,
+    target: &'a str,
+}
+
+#[derive(Serialize)]
+struct LintJson<'a> {
+    line: Option<usize>,
+    kind: &'static str,
+    message: &'a str,
+}
+
+fn check(path: &Path, json: bool) -> anyhow::Result<Outcome> {
+    let index = read_index(path)?;
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let listing = FolderListing::read(folder)?;
+    let truncation = truncate_entrypoint_content(&index.text);
+    let mut lints = Vec::new();
+    if let Some(line) = index.bad_utf8_line {
+        lints.push(Lint {
+            line: Some(line),
+            kind: LintKind::InvalidUtf8,
+            message: "bytes that are not UTF-8; the model sees them as U+FFFD".to_owned(),
+        });
+    }
+    lints.extend(lint_index(&index.text, Some(&listing)));
+
+    if json {
+        print_json(&CheckJson {
+            line_count: truncation.line_count,
+            byte_count: truncation.byte_count,
+            was_line_truncated: truncation.was_line_truncated,
+            was_byte_truncated: truncation.was_byte_truncated,
+            warning: truncation.warning.as_deref(),
+            dropped_entries: truncation
+                .dropped
+                .iter()
+                .map(|d| DroppedJson { line: d.line, title: &d.title, target: &d.target })
+                .collect(),
+            lint: lints
+                .iter()
+                .map(|l| LintJson { line: l.line, kind: l.kind.as_str(), message: &l.message })
+                .collect(),
+        })?;
+    } else {
+        print(&check_report(path, &truncation, &lints))?;
+    }
+    Ok(if truncation.was_truncated() || !lints.is_empty() {
+        Outcome::ProblemsFound
+    } else {
+        Outcome::Success
+    })
+}
+
+/// The human-readable report of `index check`.
+fn check_report(path: &Path, t: &Truncation, lints: &[Lint]) -> String {
+    let mut out = String::new();
+    let limits = format!("limits: {MAX_ENTRYPOINT_LINES} lines, {MAX_ENTRYPOINT_BYTES} bytes");
+    let verdict = if t.was_truncated() { "TRUNCATED, only part is loaded" } else { "fits" };
+    let _ = writeln!(
+        out,
+        "{}: {} lines, {} bytes: {verdict} ({limits})",
+        path.display(),
+        t.line_count,
+        t.byte_count
+    );
+    if !t.dropped.is_empty() {
+        let n = t.dropped.len();
+        let _ = writeln!(out, "{n} {} the model will not see:", plural(n, "entry", "entries"));
+        for d in &t.dropped {
+            let _ = writeln!(out, "  line {}: [{}]({})", d.line, d.title, d.target);
+        }
+    }
+    for lint in lints {
+        match lint.line {
+            Some(line) => {
+                let _ = writeln!(out, "line {line}: {}: {}", lint.kind, lint.message);
+            }
+            None => {
+                let _ = writeln!(out, "{}: {}", lint.kind, lint.message);
+            }
+        }
+    }
+    let problems = lints.len() + usize::from(t.was_truncated());
+    if problems == 0 {
+        out.push_str("no problems found\n");
+    } else {
+        let _ = writeln!(out, "{problems} {} found", plural(problems, "problem", "problems"));
+    }
+    out
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+#[derive(Serialize)]
+struct ShowJson<'a> {
+    content: &'a str,
+}
+
+fn show(path: &Path, json: bool) -> anyhow::Result<Outcome> {
+    let index = read_index(path)?;
+    let truncation = truncate_entrypoint_content(&index.text);
+    if json {
+        print_json(&ShowJson { content: &truncation.content })?;
+    } else if !truncation.content.is_empty() {
+        print(&truncation.content)?;
+    }
+    Ok(Outcome::Success)
+}
