@@ -1,1 +1,116 @@
-fn main(){}
+//! Project automation, run as `cargo xtask <task>`.
+//!
+//! Hand-rolled argument matching and no dependencies beyond a JSON parser,
+//! so that it builds in seconds and needs nothing but cargo.
+
+mod layers;
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const HELP: &str = "\
+cargo xtask <task>
+
+Tasks:
+  test     everything a change must pass: cargo fmt --check, clippy with
+           warnings denied, all tests and doctests, layers, tidy
+  layers   check that every crate depends only on crates in lower layers
+           ([workspace.metadata.layers] in Cargo.toml), and that anyhow and
+           clap stay in memory-cli and xtask
+  tidy     check conventions: a //! header on every Rust file, a README in
+           every crate, workspace lints in every crate, no leftover
+           .snap.new or .pending-snap files
+  bench    run the criterion benchmarks (extra arguments go to cargo bench)
+  review   review changed insta snapshots (needs cargo-insta)
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(),
+        Some("layers") => layers::run(&root()),
+        Some("tidy") => tidy::run(&root()),
+        Some("bench") => bench(&args[1..]),
+        Some("review") => review(),
+        None | Some("help" | "-h" | "--help") => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown task {other:?}; run `cargo xtask help`")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: the folder above this crate's manifest.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_owned()
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// Runs `cargo <args>` in the workspace root, failing with the command line.
+fn run_cargo(args: &[&str]) -> Result<(), String> {
+    eprintln!("==> cargo {}", args.join(" "));
+    let status = Command::new(cargo())
+        .args(args)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}
+
+fn test() -> Result<(), String> {
+    run_cargo(&["fmt", "--all", "--", "--check"])?;
+    run_cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    // `cargo test` (not nextest) so that doctests run too.
+    run_cargo(&["test", "--workspace", "--locked"])?;
+    eprintln!("==> layers");
+    layers::run(&root())?;
+    eprintln!("==> tidy");
+    tidy::run(&root())?;
+    eprintln!("==> all checks passed");
+    Ok(())
+}
+
+fn bench(extra: &[String]) -> Result<(), String> {
+    let mut args = vec!["bench", "--workspace"];
+    args.extend(extra.iter().map(String::as_str));
+    run_cargo(&args)
+}
+
+fn review() -> Result<(), String> {
+    let installed = Command::new(cargo())
+        .args(["insta", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed {
+        return Err(
+            "cargo-insta is not installed; `cargo install cargo-insta --locked`".to_owned(),
+        );
+    }
+    run_cargo(&["insta", "review", "--workspace"])
+}

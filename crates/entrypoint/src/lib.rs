@@ -35,7 +35,7 @@ mod lint;
 mod maintain;
 mod truncate;
 
-pub use lint::{FolderListing, Lint, LintKind, lint_index};
+pub use lint::{FolderListing, Lint, LintKind, decode_index, lint_index};
 pub use maintain::{IndexEntry, remove_entry, upsert_entry};
 pub use truncate::{DroppedEntry, Truncation, truncate_entrypoint_content};
 

@@ -20,12 +20,17 @@ pub(crate) fn find_link(line: &str) -> Option<Link<'_>> {
         if open > 0 && matches!(bytes[open - 1], b'!' | b'\\') {
             continue;
         }
-        let Some(close) = closing_bracket(line, open) else { continue };
+        let Some(close) = closing_bracket(line, open) else {
+            continue;
+        };
         if bytes.get(close + 1) != Some(&b'(') {
             continue;
         }
         if let Some(target) = destination(&line[close + 2..]) {
-            return Some(Link { title: &line[open + 1..close], target });
+            return Some(Link {
+                title: &line[open + 1..close],
+                target,
+            });
         }
     }
     None
@@ -60,7 +65,10 @@ fn destination(rest: &str) -> Option<&str> {
     let rest = rest.trim_start();
     if let Some(inner) = rest.strip_prefix('<') {
         let end = inner.find('>')?;
-        return inner[end + 1..].trim_start().starts_with([')', '"', '\'']).then(|| &inner[..end]);
+        return inner[end + 1..]
+            .trim_start()
+            .starts_with([')', '"', '\''])
+            .then(|| &inner[..end]);
     }
     let mut depth = 0usize;
     for (i, c) in rest.char_indices() {
@@ -144,7 +152,10 @@ mod tests {
     #[test]
     fn resolves_inside_and_outside() {
         assert_eq!(resolve("a.md"), Resolved::Inside("a.md".into()));
-        assert_eq!(resolve("./sub/../b.md#part"), Resolved::Inside("b.md".into()));
+        assert_eq!(
+            resolve("./sub/../b.md#part"),
+            Resolved::Inside("b.md".into())
+        );
         assert_eq!(resolve("../x.md"), Resolved::Outside);
         assert_eq!(resolve("sub/../../x.md"), Resolved::Outside);
         assert_eq!(resolve("/etc/passwd"), Resolved::Outside);

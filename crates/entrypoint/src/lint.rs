@@ -1,5 +1,6 @@
 //! Linting MEMORY.md against its folder (SPEC R3.4, R3.5).
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::fs;
@@ -88,16 +89,23 @@ impl FolderListing {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        FolderListing { files: paths.into_iter().map(Into::into).collect() }
+        FolderListing {
+            files: paths.into_iter().map(Into::into).collect(),
+        }
     }
 
     fn walk(&mut self, dir: &Path, prefix: &str) -> Result<(), EntrypointError> {
-        let err = |source| EntrypointError::ReadFolder { path: dir.to_owned(), source };
+        let err = |source| EntrypointError::ReadFolder {
+            path: dir.to_owned(),
+            source,
+        };
         for entry in fs::read_dir(dir).map_err(err)? {
             let entry = entry.map_err(err)?;
             // A name that is not UTF-8 cannot be linked from a UTF-8 index;
             // it is skipped rather than failing the whole lint.
-            let Ok(name) = entry.file_name().into_string() else { continue };
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
             if name.starts_with('.') {
                 continue;
             }
@@ -132,7 +140,7 @@ impl FolderListing {
             .collect();
         self.files.iter().map(String::as_str).filter(move |f| {
             Path::new(f).extension().is_some_and(|e| e == "md")
-                && !f.rsplit('/').next().is_some_and(|n| n == ENTRYPOINT_NAME)
+                && f.rsplit('/').next().is_none_or(|n| n != ENTRYPOINT_NAME)
                 && !f.starts_with("logs/")
                 && !index_dirs.iter().any(|d| f.starts_with(d))
         })
@@ -181,7 +189,9 @@ pub fn lint_index(content: &str, folder: Option<&FolderListing>) -> Vec<Lint> {
                 ),
             });
         }
-        let Some(link) = find_link(line) else { continue };
+        let Some(link) = find_link(line) else {
+            continue;
+        };
         if is_external(link.target) {
             continue;
         }
@@ -202,14 +212,14 @@ pub fn lint_index(content: &str, folder: Option<&FolderListing>) -> Vec<Lint> {
             continue;
         }
         first_link.insert(path.clone(), line_no);
-        if let Some(folder) = folder {
-            if !folder.contains(&path) {
-                lints.push(Lint {
-                    line: Some(line_no),
-                    kind: LintKind::MissingFile,
-                    message: format!("link to {path}, which does not exist"),
-                });
-            }
+        if let Some(folder) = folder
+            && !folder.contains(&path)
+        {
+            lints.push(Lint {
+                line: Some(line_no),
+                kind: LintKind::MissingFile,
+                message: format!("link to {path}, which does not exist"),
+            });
         }
     }
 
@@ -227,13 +237,49 @@ pub fn lint_index(content: &str, folder: Option<&FolderListing>) -> Vec<Lint> {
     lints
 }
 
+/// Decodes an index's bytes for [`truncate_entrypoint_content`] and
+/// [`lint_index`]: invalid UTF-8 is replaced by U+FFFD (which is what the
+/// model would see) and reported as an [`LintKind::InvalidUtf8`] lint on the
+/// line of the first bad byte.
+///
+/// [`truncate_entrypoint_content`]: crate::truncate_entrypoint_content
+#[must_use]
+pub fn decode_index(bytes: &[u8]) -> (Cow<'_, str>, Option<Lint>) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (Cow::Borrowed(text), None),
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()].split(|&b| b == b'\n').count();
+            let lint = Lint {
+                line: Some(line),
+                kind: LintKind::InvalidUtf8,
+                message: "bytes that are not UTF-8; the model sees them as U+FFFD".to_owned(),
+            };
+            (String::from_utf8_lossy(bytes), Some(lint))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn kinds(content: &str, folder: &[&str]) -> Vec<(Option<usize>, &'static str)> {
         let folder = FolderListing::from_paths(folder.iter().copied());
-        lint_index(content, Some(&folder)).iter().map(|l| (l.line, l.kind.as_str())).collect()
+        lint_index(content, Some(&folder))
+            .iter()
+            .map(|l| (l.line, l.kind.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn decoding_reports_the_line_of_the_first_bad_byte() {
+        let (text, lint) = decode_index(b"a\nb\n\xffc\n\xfe");
+        assert_eq!(text, "a\nb\n\u{fffd}c\n\u{fffd}");
+        assert_eq!(
+            lint.map(|l| (l.line, l.kind)),
+            Some((Some(3), LintKind::InvalidUtf8))
+        );
+        assert_eq!(decode_index(b"fine").1, None);
     }
 
     #[test]
@@ -248,7 +294,10 @@ mod tests {
             "---\nname: x\n---\n{long}\n- [Up](../up.md)\n- [A](a.md)\n- [A2](./a.md)\n- [W](https://x.y)\n"
         );
         assert_eq!(
-            kinds(&index, &["MEMORY.md", "a.md", "l.md", "orphan.md", "notes.txt"]),
+            kinds(
+                &index,
+                &["MEMORY.md", "a.md", "l.md", "orphan.md", "notes.txt"]
+            ),
             [
                 (Some(1), "frontmatter"),
                 (Some(4), "long-line"),
@@ -266,7 +315,14 @@ mod tests {
 
     #[test]
     fn subfolders_with_their_own_index_and_logs_are_not_orphans() {
-        let folder = ["MEMORY.md", "a.md", "team/MEMORY.md", "team/t.md", "logs/2026/11/2026-11-29.md", "sub/s.md"];
+        let folder = [
+            "MEMORY.md",
+            "a.md",
+            "team/MEMORY.md",
+            "team/t.md",
+            "logs/2026/11/2026-11-29.md",
+            "sub/s.md",
+        ];
         assert_eq!(kinds("- [A](a.md)\n", &folder), [(None, "unlinked-file")]);
         assert_eq!(kinds("- [A](a.md)\n- [S](sub/s.md)\n", &folder), []);
     }
@@ -277,11 +333,20 @@ mod tests {
         let root = dir.path();
         fs::create_dir_all(root.join("sub")).unwrap();
         fs::create_dir_all(root.join(".conflicts")).unwrap();
-        for f in ["MEMORY.md", "a.md", "sub/b.md", ".conflicts/a.md.1", ".memdir-tmp-x.tmp"] {
+        for f in [
+            "MEMORY.md",
+            "a.md",
+            "sub/b.md",
+            ".conflicts/a.md.1",
+            ".memdir-tmp-x.tmp",
+        ] {
             fs::write(root.join(f), "x").unwrap();
         }
         let listing = FolderListing::read(root).unwrap();
-        assert_eq!(listing.memory_files().collect::<Vec<_>>(), ["a.md", "sub/b.md"]);
+        assert_eq!(
+            listing.memory_files().collect::<Vec<_>>(),
+            ["a.md", "sub/b.md"]
+        );
         assert!(listing.contains("MEMORY.md"));
         assert!(!listing.contains(".memdir-tmp-x.tmp"));
     }

@@ -63,7 +63,9 @@ impl IndexEntry {
             return Err(invalid("the file name is empty"));
         }
         if file.contains(['\n', '\r', '<', '>', '\0']) {
-            return Err(invalid("the file name contains a line break, `<`, `>` or NUL"));
+            return Err(invalid(
+                "the file name contains a line break, `<`, `>` or NUL",
+            ));
         }
         match resolve(file) {
             Resolved::Inside(path) if !is_external(file) && !path.is_empty() => Ok(path),
@@ -73,7 +75,11 @@ impl IndexEntry {
 }
 
 fn one_line(text: &str) -> String {
-    text.split(['\n', '\r']).map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
+    text.split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The resolved file a line links to, if it is an index entry for a file
@@ -164,7 +170,11 @@ mod tests {
     use super::*;
 
     fn entry(title: &str, file: &str, hook: &str) -> IndexEntry {
-        IndexEntry { title: title.into(), file: file.into(), hook: hook.into() }
+        IndexEntry {
+            title: title.into(),
+            file: file.into(),
+            hook: hook.into(),
+        }
     }
 
     #[test]
@@ -172,7 +182,10 @@ mod tests {
         let e = entry("A", "a.md", "h");
         assert_eq!(upsert_entry("", &e).unwrap(), "- [A](a.md) — h\n");
         assert_eq!(upsert_entry("# M", &e).unwrap(), "# M\n- [A](a.md) — h\n");
-        assert_eq!(upsert_entry("# M\r\nx\r\n", &e).unwrap(), "# M\r\nx\r\n- [A](a.md) — h\r\n");
+        assert_eq!(
+            upsert_entry("# M\r\nx\r\n", &e).unwrap(),
+            "# M\r\nx\r\n- [A](a.md) — h\r\n"
+        );
     }
 
     #[test]
@@ -185,7 +198,10 @@ mod tests {
     #[test]
     fn escapes_and_flattens() {
         let e = entry("a [b]\nc", "my notes.md", "one\n two");
-        assert_eq!(e.to_line().unwrap(), "- [a \\[b\\] c](<my notes.md>) — one two");
+        assert_eq!(
+            e.to_line().unwrap(),
+            "- [a \\[b\\] c](<my notes.md>) — one two"
+        );
         // The rendered line is found again by the link parser.
         let index = upsert_entry("", &e).unwrap();
         assert_eq!(remove_entry(&index, "my notes.md"), (String::new(), 1));
@@ -193,16 +209,29 @@ mod tests {
 
     #[test]
     fn refuses_bad_files() {
-        for file in ["", "../x.md", "/etc/passwd", "a\nb.md", "https://x.y/a.md", "a<b>.md"] {
+        for file in [
+            "",
+            "../x.md",
+            "/etc/passwd",
+            "a\nb.md",
+            "https://x.y/a.md",
+            "a<b>.md",
+        ] {
             let err = upsert_entry("", &entry("t", file, "")).unwrap_err();
-            assert!(matches!(err, EntrypointError::InvalidEntry { .. }), "{file:?}: {err}");
+            assert!(
+                matches!(err, EntrypointError::InvalidEntry { .. }),
+                "{file:?}: {err}"
+            );
         }
     }
 
     #[test]
     fn removes_only_the_memory_lines() {
         let index = "# M\n- [A](a.md)\n- [B](b.md)\n- [A again](sub/../a.md)\n";
-        assert_eq!(remove_entry(index, "a.md"), ("# M\n- [B](b.md)\n".to_owned(), 2));
+        assert_eq!(
+            remove_entry(index, "a.md"),
+            ("# M\n- [B](b.md)\n".to_owned(), 2)
+        );
         assert_eq!(remove_entry(index, "zzz.md"), (index.to_owned(), 0));
     }
 }

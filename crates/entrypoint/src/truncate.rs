@@ -69,9 +69,15 @@ pub fn truncate_entrypoint_content(raw: &str) -> Truncation {
     let trimmed = raw.trim();
     // Line numbers are reported for the file as written, so count the lines
     // that the trim removed at the start.
-    let leading_lines = raw[..raw.len() - raw.trim_start().len()].matches('\n').count();
+    let leading_lines = raw[..raw.len() - raw.trim_start().len()]
+        .matches('\n')
+        .count();
 
-    let line_count = if trimmed.is_empty() { 0 } else { trimmed.split('\n').count() };
+    let line_count = if trimmed.is_empty() {
+        0
+    } else {
+        trimmed.split('\n').count()
+    };
     let byte_count = trimmed.len();
     let was_line_truncated = line_count > MAX_ENTRYPOINT_LINES;
     let was_byte_truncated = byte_count > MAX_ENTRYPOINT_BYTES;
@@ -91,7 +97,12 @@ pub fn truncate_entrypoint_content(raw: &str) -> Truncation {
         kept = kept.trim_end();
     }
 
-    let warning = warning_text(line_count, byte_count, was_line_truncated, was_byte_truncated);
+    let warning = warning_text(
+        line_count,
+        byte_count,
+        was_line_truncated,
+        was_byte_truncated,
+    );
     let mut content = kept.to_owned();
     if let Some(w) = &warning {
         content.push_str("\n\n");
@@ -125,7 +136,10 @@ fn cut_at_line_boundary(text: &str, limit: usize) -> &str {
 }
 
 /// Formats a byte count as kilobytes of 1,000 bytes with one decimal.
-#[allow(clippy::cast_precision_loss, reason = "an index is far below 2^52 bytes")]
+#[allow(
+    clippy::cast_precision_loss,
+    reason = "an index is far below 2^52 bytes"
+)]
 fn kb(bytes: usize) -> String {
     format!("{:.1}KB", bytes as f64 / 1000.0)
 }
@@ -155,14 +169,14 @@ fn dropped_entries(trimmed: &str, kept: usize, leading_lines: usize) -> Vec<Drop
     for (i, line) in trimmed.split('\n').enumerate() {
         // The kept text is trimmed at its end, so a kept CRLF line has lost
         // its `\r`: compare without trailing whitespace.
-        if start + line.trim_end().len() > kept {
-            if let Some(link) = find_link(line) {
-                dropped.push(DroppedEntry {
-                    line: leading_lines + i + 1,
-                    title: link.title.to_owned(),
-                    target: link.target.to_owned(),
-                });
-            }
+        if start + line.trim_end().len() > kept
+            && let Some(link) = find_link(line)
+        {
+            dropped.push(DroppedEntry {
+                line: leading_lines + i + 1,
+                title: link.title.to_owned(),
+                target: link.target.to_owned(),
+            });
         }
         start += line.len() + 1;
     }
@@ -171,6 +185,8 @@ fn dropped_entries(trimmed: &str, kept: usize, leading_lines: usize) -> Vec<Drop
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write;
+
     use super::*;
 
     #[test]
@@ -201,7 +217,11 @@ mod tests {
                 .unwrap()
                 .contains("is 26.5KB (limit: 25.0KB) -- index entries are too long. Only")
         );
-        assert!(warning_text(250, 26_500, true, true).unwrap().contains("is 250 lines and 26.5KB. Only"));
+        assert!(
+            warning_text(250, 26_500, true, true)
+                .unwrap()
+                .contains("is 250 lines and 26.5KB. Only")
+        );
     }
 
     #[test]
@@ -239,14 +259,18 @@ mod tests {
     fn dropped_entries_use_file_line_numbers() {
         let mut index = String::from("\n\n# Index\n");
         for i in 1..=201 {
-            index.push_str(&format!("- [m{i}](m{i}.md) — hook\n"));
+            let _ = writeln!(index, "- [m{i}](m{i}.md) — hook");
         }
         let t = truncate_entrypoint_content(&index);
         // The trimmed text has the heading plus 201 entries; 2 lines are cut.
         assert_eq!(t.dropped.len(), 2);
         assert_eq!(
             t.dropped[1],
-            DroppedEntry { line: 204, title: "m201".into(), target: "m201.md".into() }
+            DroppedEntry {
+                line: 204,
+                title: "m201".into(),
+                target: "m201.md".into()
+            }
         );
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use memdir_entrypoint::{
-    FolderListing, Lint, LintKind, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, Truncation,
+    FolderListing, Lint, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, Truncation, decode_index,
     lint_index, truncate_entrypoint_content,
 };
 use serde::Serialize;
@@ -21,8 +21,10 @@ pub(crate) enum IndexCommand {
     /// links, frontmatter).
     ///
     /// Exits 0 when the index fits and is clean, 1 when anything was found.
-    #[command(after_help = "JSON: {lineCount, byteCount, wasLineTruncated, wasByteTruncated, \
-        warning, droppedEntries: [{line, title, target}], lint: [{line, kind, message}]}")]
+    #[command(
+        after_help = "JSON: {lineCount, byteCount, wasLineTruncated, wasByteTruncated, \
+        warning, droppedEntries: [{line, title, target}], lint: [{line, kind, message}]}"
+    )]
     Check {
         /// The MEMORY.md to check; its folder is the memory folder linted
         /// against.
@@ -44,27 +46,15 @@ pub(crate) fn run(cmd: &IndexCommand, json: bool) -> anyhow::Result<Outcome> {
     }
 }
 
-/// An index read from disk: its text (invalid UTF-8 replaced) and, when it
-/// was not UTF-8, the 1-based line of the first bad byte.
-struct IndexFile {
-    text: String,
-    bad_utf8_line: Option<usize>,
-}
-
-fn read_index(path: &Path) -> anyhow::Result<IndexFile> {
+/// Reads an index file's bytes, refusing a folder with a clear message.
+fn read_index(path: &Path) -> anyhow::Result<Vec<u8>> {
     if path.is_dir() {
-        bail!("{} is a folder; give the path of a MEMORY.md file", path.display());
+        bail!(
+            "{} is a folder; give the path of a MEMORY.md file",
+            path.display()
+        );
     }
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => IndexFile { text, bad_utf8_line: None },
-        Err(e) => {
-            let valid = e.utf8_error().valid_up_to();
-            let bytes = e.into_bytes();
-            let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
-            IndexFile { text: String::from_utf8_lossy(&bytes).into_owned(), bad_utf8_line: Some(line) }
-        }
-    })
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
 #[derive(Serialize)]
@@ -94,19 +84,16 @@ struct LintJson<'a> {
 }
 
 fn check(path: &Path, json: bool) -> anyhow::Result<Outcome> {
-    let index = read_index(path)?;
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let bytes = read_index(path)?;
+    let (text, utf8_lint) = decode_index(&bytes);
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let listing = FolderListing::read(folder)?;
-    let truncation = truncate_entrypoint_content(&index.text);
-    let mut lints = Vec::new();
-    if let Some(line) = index.bad_utf8_line {
-        lints.push(Lint {
-            line: Some(line),
-            kind: LintKind::InvalidUtf8,
-            message: "bytes that are not UTF-8; the model sees them as U+FFFD".to_owned(),
-        });
-    }
-    lints.extend(lint_index(&index.text, Some(&listing)));
+    let truncation = truncate_entrypoint_content(&text);
+    let mut lints: Vec<Lint> = utf8_lint.into_iter().collect();
+    lints.extend(lint_index(&text, Some(&listing)));
 
     if json {
         print_json(&CheckJson {
@@ -118,11 +105,19 @@ fn check(path: &Path, json: bool) -> anyhow::Result<Outcome> {
             dropped_entries: truncation
                 .dropped
                 .iter()
-                .map(|d| DroppedJson { line: d.line, title: &d.title, target: &d.target })
+                .map(|d| DroppedJson {
+                    line: d.line,
+                    title: &d.title,
+                    target: &d.target,
+                })
                 .collect(),
             lint: lints
                 .iter()
-                .map(|l| LintJson { line: l.line, kind: l.kind.as_str(), message: &l.message })
+                .map(|l| LintJson {
+                    line: l.line,
+                    kind: l.kind.as_str(),
+                    message: &l.message,
+                })
                 .collect(),
         })?;
     } else {
@@ -139,7 +134,11 @@ fn check(path: &Path, json: bool) -> anyhow::Result<Outcome> {
 fn check_report(path: &Path, t: &Truncation, lints: &[Lint]) -> String {
     let mut out = String::new();
     let limits = format!("limits: {MAX_ENTRYPOINT_LINES} lines, {MAX_ENTRYPOINT_BYTES} bytes");
-    let verdict = if t.was_truncated() { "TRUNCATED, only part is loaded" } else { "fits" };
+    let verdict = if t.was_truncated() {
+        "TRUNCATED, only part is loaded"
+    } else {
+        "fits"
+    };
     let _ = writeln!(
         out,
         "{}: {} lines, {} bytes: {verdict} ({limits})",
@@ -149,7 +148,11 @@ fn check_report(path: &Path, t: &Truncation, lints: &[Lint]) -> String {
     );
     if !t.dropped.is_empty() {
         let n = t.dropped.len();
-        let _ = writeln!(out, "{n} {} the model will not see:", plural(n, "entry", "entries"));
+        let _ = writeln!(
+            out,
+            "{n} {} the model will not see:",
+            plural(n, "entry", "entries")
+        );
         for d in &t.dropped {
             let _ = writeln!(out, "  line {}: [{}]({})", d.line, d.title, d.target);
         }
@@ -168,7 +171,11 @@ fn check_report(path: &Path, t: &Truncation, lints: &[Lint]) -> String {
     if problems == 0 {
         out.push_str("no problems found\n");
     } else {
-        let _ = writeln!(out, "{problems} {} found", plural(problems, "problem", "problems"));
+        let _ = writeln!(
+            out,
+            "{problems} {} found",
+            plural(problems, "problem", "problems")
+        );
     }
     out
 }
@@ -183,10 +190,12 @@ struct ShowJson<'a> {
 }
 
 fn show(path: &Path, json: bool) -> anyhow::Result<Outcome> {
-    let index = read_index(path)?;
-    let truncation = truncate_entrypoint_content(&index.text);
+    let bytes = read_index(path)?;
+    let truncation = truncate_entrypoint_content(&decode_index(&bytes).0);
     if json {
-        print_json(&ShowJson { content: &truncation.content })?;
+        print_json(&ShowJson {
+            content: &truncation.content,
+        })?;
     } else if !truncation.content.is_empty() {
         print(&truncation.content)?;
     }

@@ -54,8 +54,14 @@ enum Outcome {
 fn main() -> ExitCode {
     // A panic is a bug; report it on one line without a backtrace.
     std::panic::set_hook(Box::new(|info| {
-        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line()));
-        eprintln!("memdir: internal error{}: {}", location.unwrap_or_default(), panic_message(info));
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!(
+            "memdir: internal error{}: {}",
+            location.unwrap_or_default(),
+            panic_message(info)
+        );
     }));
 
     let cli = match Cli::try_parse() {
@@ -80,7 +86,10 @@ fn main() -> ExitCode {
 /// line on stderr and exit status 2.
 fn usage_error(err: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
@@ -91,8 +100,15 @@ fn usage_error(err: &clap::Error) -> ExitCode {
     // clap's message is a paragraph, a usage line and a hint; fold the
     // paragraph into one line and point at the help of the command used.
     let rendered = err.render().to_string();
-    let paragraph: Vec<&str> = rendered.lines().take_while(|l| !l.trim().is_empty()).collect();
-    let message = paragraph.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let paragraph: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    let message = paragraph
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
     let message = message.strip_prefix("error: ").unwrap_or(&message);
     let command = rendered
         .lines()
@@ -100,8 +116,10 @@ fn usage_error(err: &clap::Error) -> ExitCode {
         .map_or_else(
             || "memdir".to_owned(),
             |usage| {
-                let words: Vec<&str> =
-                    usage.split(' ').take_while(|w| !w.starts_with(['<', '[', '-'])).collect();
+                let words: Vec<&str> = usage
+                    .split(' ')
+                    .take_while(|w| !w.starts_with(['<', '[', '-']))
+                    .collect();
                 words.join(" ")
             },
         );
@@ -110,7 +128,11 @@ fn usage_error(err: &clap::Error) -> ExitCode {
 }
 
 fn one_line(text: &str) -> String {
-    text.split(['\n', '\r']).map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
+    text.split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn panic_message(info: &std::panic::PanicHookInfo<'_>) -> String {

@@ -93,7 +93,10 @@ mod tests {
 
     #[test]
     fn extreme_times_do_not_overflow() {
-        assert_eq!(memory_age_days(i64::MIN, i64::MAX), u64::try_from(i64::MAX / DAY).unwrap());
+        assert_eq!(
+            memory_age_days(i64::MIN, i64::MAX),
+            u64::try_from(i64::MAX / DAY).unwrap()
+        );
         assert_eq!(memory_age_days(i64::MAX, i64::MIN), 0);
     }
 

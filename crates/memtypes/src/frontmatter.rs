@@ -77,9 +77,14 @@ impl fmt::Display for Diagnostic {
                 f.write_str("frontmatter opened with `---` is never closed")
             }
             Diagnostic::MalformedYaml { message } => {
-                write!(f, "frontmatter is not valid YAML ({message}); fields recovered line by line")
+                write!(
+                    f,
+                    "frontmatter is not valid YAML ({message}); fields recovered line by line"
+                )
             }
-            Diagnostic::NotAMapping => f.write_str("frontmatter is not a mapping of keys to values"),
+            Diagnostic::NotAMapping => {
+                f.write_str("frontmatter is not a mapping of keys to values")
+            }
             Diagnostic::NonStringValue { key, found } => {
                 write!(f, "`{key}` holds {found}, not a string")
             }
@@ -127,9 +132,12 @@ pub fn parse_memory(bytes: &[u8]) -> ParsedMemory {
         Err(e) => {
             let text = String::from_utf8_lossy(bytes);
             let mut parsed = parse_memory_str(&text);
-            parsed
-                .diagnostics
-                .insert(0, Diagnostic::InvalidUtf8 { offset: e.valid_up_to() });
+            parsed.diagnostics.insert(
+                0,
+                Diagnostic::InvalidUtf8 {
+                    offset: e.valid_up_to(),
+                },
+            );
             parsed
         }
     }
@@ -139,13 +147,17 @@ pub fn parse_memory(bytes: &[u8]) -> ParsedMemory {
 #[must_use]
 pub fn parse_memory_str(text: &str) -> ParsedMemory {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut parsed = ParsedMemory::default();
     let Some(split) = split_frontmatter(text) else {
-        parsed.body = text.to_owned();
-        return parsed;
+        return ParsedMemory {
+            body: text.to_owned(),
+            ..ParsedMemory::default()
+        };
     };
-    parsed.has_frontmatter = true;
-    parsed.body = text[split.body_start..].to_owned();
+    let mut parsed = ParsedMemory {
+        body: text[split.body_start..].to_owned(),
+        has_frontmatter: true,
+        ..ParsedMemory::default()
+    };
     if !split.closed {
         parsed.diagnostics.push(Diagnostic::UnclosedFrontmatter);
     }
@@ -178,7 +190,11 @@ fn split_frontmatter(text: &str) -> Option<Split> {
     for (line, end) in lines {
         let content = line.trim_end_matches(['\r', '\n']);
         if content.trim_end() == "---" {
-            return Some(Split { yaml, body_start: end, closed: true });
+            return Some(Split {
+                yaml,
+                body_start: end,
+                closed: true,
+            });
         }
         if run_end.is_none() {
             if content.trim().is_empty() {
@@ -194,7 +210,11 @@ fn split_frontmatter(text: &str) -> Option<Split> {
     // them when the run never ends, as in a file cut after its first lines).
     let (yaml_len, body_start) = run_end.unwrap_or((yaml.len(), text.len()));
     yaml.truncate(yaml_len);
-    Some(Split { yaml, body_start, closed: false })
+    Some(Split {
+        yaml,
+        body_start,
+        closed: false,
+    })
 }
 
 /// Whether a line can belong to a YAML block: a `key: value` line, a
@@ -245,8 +265,11 @@ fn read_block(yaml: &str, parsed: &mut ParsedMemory) {
             unknown.sort();
             parsed.unknown_keys = unknown;
             parsed.header.name = text_value("name", map.get("name"), &mut parsed.diagnostics);
-            parsed.header.description =
-                text_value("description", map.get("description"), &mut parsed.diagnostics);
+            parsed.header.description = text_value(
+                "description",
+                map.get("description"),
+                &mut parsed.diagnostics,
+            );
             parsed.header.memory_type = type_value(map.get("type"), &mut parsed.diagnostics);
         }
         Ok(Pod::Null) => {}
@@ -291,7 +314,10 @@ fn text_value(key: &'static str, pod: Option<&Pod>, diags: &mut Vec<Diagnostic>)
         Pod::Boolean(b) => Some(b.to_string()),
         Pod::Array(_) | Pod::Hash(_) => None,
     };
-    diags.push(Diagnostic::NonStringValue { key, found: describe(pod) });
+    diags.push(Diagnostic::NonStringValue {
+        key,
+        found: describe(pod),
+    });
     text
 }
 
@@ -307,7 +333,10 @@ fn type_value(pod: Option<&Pod>, diags: &mut Vec<Diagnostic>) -> Option<MemoryTy
             parsed
         }
         other => {
-            diags.push(Diagnostic::NonStringValue { key: "type", found: describe(other) });
+            diags.push(Diagnostic::NonStringValue {
+                key: "type",
+                found: describe(other),
+            });
             None
         }
     }
@@ -322,7 +351,9 @@ fn recover_lines(yaml: &str, parsed: &mut ParsedMemory) {
         if line.starts_with([' ', '\t', '#', '-']) {
             continue;
         }
-        let Some((key, value)) = line.split_once(':') else { continue };
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
         let key = key.trim_end();
         let value = unquote(value.trim());
         match key {
@@ -333,7 +364,9 @@ fn recover_lines(yaml: &str, parsed: &mut ParsedMemory) {
             "type" if parsed.header.memory_type.is_none() => {
                 parsed.header.memory_type = MemoryType::parse(value);
                 if parsed.header.memory_type.is_none() {
-                    parsed.diagnostics.push(Diagnostic::UnknownType { value: value.to_owned() });
+                    parsed.diagnostics.push(Diagnostic::UnknownType {
+                        value: value.to_owned(),
+                    });
                 }
             }
             "name" | "description" | "type" => {}
@@ -350,7 +383,10 @@ fn recover_lines(yaml: &str, parsed: &mut ParsedMemory) {
 
 fn unquote(value: &str) -> &str {
     for quote in ['"', '\''] {
-        if let Some(inner) = value.strip_prefix(quote).and_then(|v| v.strip_suffix(quote)) {
+        if let Some(inner) = value
+            .strip_prefix(quote)
+            .and_then(|v| v.strip_suffix(quote))
+        {
             return inner;
         }
     }
@@ -407,13 +443,15 @@ const RESERVED: [&str; 12] = [
 
 /// Whether `value` reads back as the same string when written plain.
 fn is_plain_safe(value: &str) -> bool {
-    let Some(first) = value.chars().next() else { return false };
+    let Some(first) = value.chars().next() else {
+        return false;
+    };
     first.is_alphabetic()
         && !value.ends_with(' ')
         && !RESERVED.iter().any(|r| value.eq_ignore_ascii_case(r))
-        && value
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.' | ',' | '/' | '(' | ')'))
+        && value.chars().all(|c| {
+            c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.' | ',' | '/' | '(' | ')')
+        })
 }
 
 fn push_scalar(out: &mut String, value: &str) {
@@ -435,7 +473,10 @@ fn push_scalar(out: &mut String, value: &str) {
             // some readers treat as line breaks or a byte-order mark.
             c if c < ' '
                 || ('\u{7f}'..='\u{9f}').contains(&c)
-                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}') =>
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                ) =>
             {
                 let _ = write!(out, "\\u{:04X}", u32::from(c));
             }

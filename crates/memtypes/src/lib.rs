@@ -35,5 +35,7 @@ pub use atomic::{AtomicWriteError, TEMP_PREFIX, TEMP_SUFFIX, atomic_write, is_te
 pub use freshness::{
     memory_age, memory_age_days, memory_freshness_note, memory_freshness_text, unix_millis,
 };
-pub use frontmatter::{Diagnostic, Header, ParsedMemory, parse_memory, parse_memory_str, render_memory};
+pub use frontmatter::{
+    Diagnostic, Header, ParsedMemory, parse_memory, parse_memory_str, render_memory,
+};
 pub use types::{MemoryFileSource, MemoryType, Scope, UnknownMemoryType};

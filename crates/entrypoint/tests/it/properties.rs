@@ -10,7 +10,14 @@ use proptest::prelude::*;
 /// One index line: ASCII, CJK (3-byte) or emoji (4-byte) text of any length
 /// up to well past the byte limit, sometimes a link entry.
 fn line() -> impl Strategy<Value = String> {
-    let unit = prop_oneof![Just("a"), Just("é"), Just("汉"), Just("🦀"), Just(" "), Just("\t")];
+    let unit = prop_oneof![
+        Just("a"),
+        Just("é"),
+        Just("汉"),
+        Just("🦀"),
+        Just(" "),
+        Just("\t")
+    ];
     let text = (unit, 0usize..400).prop_map(|(u, n)| u.repeat(n));
     prop_oneof![
         8 => text.clone(),
@@ -21,7 +28,12 @@ fn line() -> impl Strategy<Value = String> {
 
 /// An index: up to 320 lines with `\n` or `\r\n` ends and blank lines.
 fn index() -> impl Strategy<Value = String> {
-    (proptest::collection::vec(line(), 0..320), any::<bool>(), "[ \n\t]{0,4}", "[ \n\t]{0,4}")
+    (
+        proptest::collection::vec(line(), 0..320),
+        any::<bool>(),
+        "[ \n\t]{0,4}",
+        "[ \n\t]{0,4}",
+    )
         .prop_map(|(lines, crlf, lead, tail)| {
             let sep = if crlf { "\r\n" } else { "\n" };
             format!("{lead}{}{tail}", lines.join(sep))
@@ -40,10 +52,8 @@ proptest! {
         prop_assert!(kept.split('\n').count() <= MAX_ENTRYPOINT_LINES);
         prop_assert_eq!(t.line_count > MAX_ENTRYPOINT_LINES, t.was_line_truncated);
         prop_assert_eq!(trimmed.len() > MAX_ENTRYPOINT_BYTES, t.was_byte_truncated);
-        match &t.warning {
-            Some(w) => prop_assert_eq!(&t.content, &format!("{kept}\n\n{w}")),
-            None => prop_assert_eq!(&t.content, kept),
-        }
+        let expected = t.warning.as_ref().map_or_else(|| kept.to_owned(), |w| format!("{kept}\n\n{w}"));
+        prop_assert_eq!(&t.content, &expected);
     }
 
     #[test]
@@ -76,7 +86,7 @@ proptest! {
         hook in "\\PC{0,40}",
     ) {
         let sep = if crlf { "\r\n" } else { "\n" };
-        let index: String = lines.iter().map(|l| format!("{l}{sep}")).collect();
+        let index: String = lines.iter().flat_map(|l| [l.as_str(), sep]).collect();
         let entry = IndexEntry { title, file: "topic/new-entry.md".into(), hook };
         let with = upsert_entry(&index, &entry).unwrap();
         prop_assert!(with.starts_with(&index), "other lines are not disturbed");

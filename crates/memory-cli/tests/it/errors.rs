@@ -11,13 +11,24 @@ fn check(args: &[&str], status: i32, needle: &str) {
     assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
     assert!(err.starts_with("memdir: "), "{args:?}: {err:?}");
     assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
-    assert!(!err.contains("panicked") && !err.contains("internal error"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error"),
+        "{err}"
+    );
 }
 
 #[test]
 fn missing_file() {
-    check(&["index", "check", "no/such/MEMORY.md"], 1, "cannot read no/such/MEMORY.md");
-    check(&["index", "show", "no/such/MEMORY.md", "--json"], 1, "No such file");
+    check(
+        &["index", "check", "no/such/MEMORY.md"],
+        1,
+        "cannot read no/such/MEMORY.md",
+    );
+    check(
+        &["index", "show", "no/such/MEMORY.md", "--json"],
+        1,
+        "No such file",
+    );
 }
 
 #[test]
@@ -40,7 +51,12 @@ fn binary_garbage_is_read_not_feared() {
     let file = dir.path().join("MEMORY.md");
     let garbage: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
     std::fs::write(&file, &garbage).unwrap();
-    let out = memdir(["index".as_ref(), "check".as_ref(), file.as_os_str(), "--json".as_ref()]);
+    let out = memdir([
+        "index".as_ref(),
+        "check".as_ref(),
+        file.as_os_str(),
+        "--json".as_ref(),
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["wasByteTruncated"], true);
@@ -60,5 +76,8 @@ fn help_teaches() {
     }
     let out = memdir(["index", "check", "--help"]);
     let help = crate::stdout(&out);
-    assert!(help.contains("wasLineTruncated") && help.contains("Exits 0"), "{help}");
+    assert!(
+        help.contains("wasLineTruncated") && help.contains("Exits 0"),
+        "{help}"
+    );
 }

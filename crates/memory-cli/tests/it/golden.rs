@@ -10,7 +10,10 @@ fn cases() -> Vec<String> {
         .expect("fixtures/entrypoint")
         .filter_map(|e| {
             let e = e.ok()?;
-            e.path().join("MEMORY.md").is_file().then(|| e.file_name().to_string_lossy().into_owned())
+            e.path()
+                .join("MEMORY.md")
+                .is_file()
+                .then(|| e.file_name().to_string_lossy().into_owned())
         })
         .collect();
     cases.sort();
@@ -27,33 +30,60 @@ fn index_check_and_show_match_snapshots() {
     for case in cases() {
         let file = format!("fixtures/entrypoint/{case}/MEMORY.md");
         let check = memdir(["index", "check", &file, "--json"]);
-        let json: serde_json::Value = serde_json::from_slice(&check.stdout).expect("check prints JSON");
-        let keys: Vec<&str> = json.as_object().expect("an object").keys().map(String::as_str).collect();
+        let json: serde_json::Value =
+            serde_json::from_slice(&check.stdout).expect("check prints JSON");
+        let keys: Vec<&str> = json
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
         assert_eq!(
             keys,
-            ["byteCount", "droppedEntries", "lineCount", "lint", "warning", "wasByteTruncated", "wasLineTruncated"],
+            [
+                "byteCount",
+                "droppedEntries",
+                "lineCount",
+                "lint",
+                "warning",
+                "wasByteTruncated",
+                "wasLineTruncated"
+            ],
             "{case}: check --json shape"
         );
         let problems = json["wasLineTruncated"] == true
             || json["wasByteTruncated"] == true
             || !json["lint"].as_array().expect("lint is a list").is_empty();
-        assert_eq!(check.status.code(), Some(i32::from(problems)), "{case}: exit status");
+        assert_eq!(
+            check.status.code(),
+            Some(i32::from(problems)),
+            "{case}: exit status"
+        );
 
         // `show --json` is exactly `{content}` holding what `show` prints.
         let show_json = memdir(["index", "show", &file, "--json"]);
-        let show_json: serde_json::Value = serde_json::from_slice(&show_json.stdout).expect("show prints JSON");
+        let show_json: serde_json::Value =
+            serde_json::from_slice(&show_json.stdout).expect("show prints JSON");
         let content = show_json["content"].as_str().expect("content is a string");
-        assert_eq!(show_json.as_object().map(serde_json::Map::len), Some(1), "{case}: show --json shape");
+        assert_eq!(
+            show_json.as_object().map(serde_json::Map::len),
+            Some(1),
+            "{case}: show --json shape"
+        );
         let show = memdir(["index", "show", &file]);
         assert!(show.status.success());
         let printed = stdout(&show);
-        assert_eq!(printed.strip_suffix('\n').unwrap_or(&printed), content, "{case}: show");
+        assert_eq!(
+            printed.strip_suffix('\n').unwrap_or(&printed),
+            content,
+            "{case}: show"
+        );
 
         // The snapshot holds the whole check report and the end of the
         // injected text, where the cut and the warning are.
         let mut snapshot = stdout(&check);
         let tail: Vec<&str> = content.lines().rev().take(3).collect();
-        let _ = write!(snapshot, "---- show: {} bytes, ending with:\n", content.len());
+        let _ = writeln!(snapshot, "---- show: {} bytes, ending with:", content.len());
         for line in tail.iter().rev() {
             let line: String = if line.len() > 160 {
                 let mut end = 160;
@@ -67,7 +97,13 @@ fn index_check_and_show_match_snapshots() {
             // Control characters are spelled out so the snapshot stays text.
             let line: String = line
                 .chars()
-                .map(|c| if c.is_control() && c != '\t' { format!("\\u{{{:x}}}", u32::from(c)) } else { c.to_string() })
+                .map(|c| {
+                    if c.is_control() && c != '\t' {
+                        format!("\\u{{{:x}}}", u32::from(c))
+                    } else {
+                        c.to_string()
+                    }
+                })
                 .collect();
             let _ = writeln!(snapshot, "{line}");
         }

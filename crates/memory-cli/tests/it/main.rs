@@ -1,5 +1,7 @@
 //! Tests of the `memdir` binary, run as a process as a user would run it.
 
+#![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
+
 mod errors;
 mod golden;
 mod readme;
@@ -9,7 +11,10 @@ use std::process::{Command, Output};
 
 /// The workspace root, where the README's commands are run from.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
 }
 
 /// Runs `memdir` with `args` from the workspace root.

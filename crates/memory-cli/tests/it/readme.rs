@@ -6,8 +6,15 @@ use crate::{memdir, root, stderr, stdout};
 /// the README's quick start.
 fn quick_start_commands() -> Vec<Vec<String>> {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let section = readme.split("## Quick start").nth(1).expect("a quick start section");
-    let block = section.split("```sh").nth(1).and_then(|b| b.split("```").next()).expect("a sh block");
+    let section = readme
+        .split("## Quick start")
+        .nth(1)
+        .expect("a quick start section");
+    let block = section
+        .split("```sh")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a sh block");
     block
         .lines()
         .filter_map(|l| l.trim().strip_prefix("cargo run -q -p memory-cli -- "))
@@ -21,7 +28,11 @@ fn quick_start_commands_succeed() {
     assert_eq!(commands.len(), 2, "the quick start has two commands");
     for args in commands {
         let out = memdir(&args);
-        assert!(out.status.success(), "memdir {args:?} failed: {}", stderr(&out));
+        assert!(
+            out.status.success(),
+            "memdir {args:?} failed: {}",
+            stderr(&out)
+        );
         assert!(!stdout(&out).is_empty(), "memdir {args:?} printed nothing");
     }
 }
