@@ -127,12 +127,10 @@ fn usage_error(err: &clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Folds a message onto one line: every run of whitespace, line breaks
+/// included, becomes one space.
 fn one_line(text: &str) -> String {
-    text.split(['\n', '\r'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn panic_message(info: &std::panic::PanicHookInfo<'_>) -> String {

@@ -5,33 +5,27 @@ use std::path::PathBuf;
 
 use memdir_entrypoint::{FolderListing, LintKind, lint_index, truncate_entrypoint_content};
 
-fn fixture(case: &str) -> String {
-    let path: PathBuf = [
+fn case_dir(case: &str) -> PathBuf {
+    [
         env!("CARGO_MANIFEST_DIR"),
         "..",
         "..",
         "fixtures",
         "entrypoint",
         case,
-        "MEMORY.md",
     ]
     .iter()
-    .collect();
+    .collect()
+}
+
+fn fixture(case: &str) -> String {
+    let path = case_dir(case).join("MEMORY.md");
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn lint_kinds(case: &str) -> Vec<LintKind> {
-    let dir: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "..",
-        "fixtures",
-        "entrypoint",
-        case,
-    ]
-    .iter()
-    .collect();
+    let dir = case_dir(case);
     let listing = FolderListing::read(&dir).unwrap();
     lint_index(&fixture(case), Some(&listing))
         .iter()
