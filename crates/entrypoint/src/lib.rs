@@ -39,8 +39,7 @@ pub use lint::{FolderListing, Lint, LintKind, decode_index, lint_index};
 pub use maintain::{IndexEntry, remove_entry, upsert_entry};
 pub use truncate::{DroppedEntry, Truncation, truncate_entrypoint_content};
 
-/// The file name of the index in every memory folder.
-pub const ENTRYPOINT_NAME: &str = "MEMORY.md";
+pub use memdir_memtypes::ENTRYPOINT_NAME;
 /// At most this many lines of the index reach the prompt.
 pub const MAX_ENTRYPOINT_LINES: usize = 200;
 /// At most this many bytes of the index reach the prompt (about 125

@@ -26,6 +26,9 @@
 //! assert_eq!(memory_age(0, 3 * day), "3 days ago");
 //! ```
 
+/// The file name of the index in every memory folder.
+pub const ENTRYPOINT_NAME: &str = "MEMORY.md";
+
 mod atomic;
 mod freshness;
 mod frontmatter;

@@ -1,0 +1,82 @@
+//! Where memdir memory lives, and the rules that keep every write inside
+//! it.
+//!
+//! Resolution (SPEC R4.1–R4.8):
+//! - [`PathResolver`] resolves a project once ([`Resolution`]): whether auto
+//!   memory is on and which rule decided ([`Enablement`]), the memory base,
+//!   the auto memory folder and its source, team memory, the daily log.
+//!   Its inputs are an [`Environment`] snapshot and [`Settings`] files.
+//! - [`find_project_roots`] — the canonical git root, shared by all
+//!   worktrees of a repository, found by reading git's files.
+//! - [`project_slug`] / [`sanitize_path`] — folder names compatible with the
+//!   reference agent's `~/.claude/projects/<slug>/`.
+//!
+//! Security (SPEC R4.6, R4.9–R4.11) — a cloned repository or a sync server
+//! must never make memdir write outside the memory folder:
+//! - [`validate_memory_path`] for configured folders;
+//! - [`validate_team_mem_key`] for keys from a server, and
+//!   [`validate_team_mem_write_path`] for paths about to be written, both
+//!   failing with the distinct [`PathTraversalError`];
+//! - [`realpath_deepest_existing`], which fails closed.
+//!
+//! ```
+//! use memdir_paths::{Environment, PathResolver};
+//!
+//! let home = tempfile::tempdir()?;
+//! let project = tempfile::tempdir()?;
+//! let env = Environment::new().with_home(home.path());
+//! let resolver = PathResolver::new(env).with_managed_settings(None);
+//! let r = resolver.resolve(project.path())?;
+//! assert!(r.enablement.enabled);
+//! assert!(r.auto_mem_path.starts_with(home.path().join(".claude/projects")));
+//! assert!(r.auto_mem_path.ends_with("memory"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::path::PathBuf;
+
+mod env;
+mod resolve;
+mod root;
+mod settings;
+mod slug;
+mod traversal;
+mod validate;
+
+pub use env::Environment;
+pub use resolve::{
+    AutoMemPathSource, ENV_CONFIG_DIR, ENV_DISABLE_AUTO_MEMORY, ENV_MEMORY_PATH_OVERRIDE, ENV_REMOTE,
+    ENV_REMOTE_MEMORY_DIR, ENV_SIMPLE, ENV_TEAM, EnabledBy, Enablement, PathResolver, Resolution,
+    TeamEnabledBy, auto_memory_enabled, daily_log_path, memory_base, today_local,
+};
+pub use root::{ProjectRoots, RootKind, find_project_roots};
+pub use settings::{
+    Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning, managed_settings_path,
+};
+pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
+pub use traversal::{
+    PathTraversalError, TraversalReason, normalize_team_mem_key, realpath_deepest_existing,
+    validate_team_mem_key, validate_team_mem_write_path,
+};
+pub use validate::{InvalidMemoryPath, MemoryPathReason, validate_memory_path};
+
+/// Errors of path resolution.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathsError {
+    /// The project folder cannot be opened.
+    #[error("cannot open project folder {}", path.display())]
+    ProjectDir {
+        /// The folder given.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Neither `CLAUDE_CONFIG_DIR` nor a home folder is known.
+    #[error("cannot find the memory base: neither CLAUDE_CONFIG_DIR nor HOME is set")]
+    NoHome,
+    /// The explicit memory folder failed validation.
+    #[error(transparent)]
+    InvalidMemoryDir(#[from] InvalidMemoryPath),
+}

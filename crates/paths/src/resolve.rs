@@ -1,0 +1,390 @@
+//! Where memory lives (SPEC R4.1–R4.3, R4.7, R4.8): whether auto memory is
+//! on and which rule said so, the memory base, the auto memory folder and
+//! the source that chose it, the team folder and the daily log.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use memdir_memtypes::ENTRYPOINT_NAME;
+use serde_json::Value;
+
+use crate::{
+    Environment, PathsError, ProjectRoots, Settings, SettingsLocations, SettingsSource,
+    find_project_roots, project_slug, validate_memory_path,
+};
+
+/// Turns auto memory off (`1`, `true`) or forces it on (`0`, `false`).
+pub const ENV_DISABLE_AUTO_MEMORY: &str = "CLAUDE_CODE_DISABLE_AUTO_MEMORY";
+/// Bare mode: auto memory off.
+pub const ENV_SIMPLE: &str = "CLAUDE_CODE_SIMPLE";
+/// A remote session.
+pub const ENV_REMOTE: &str = "CLAUDE_CODE_REMOTE";
+/// Persistent storage for a remote session's memory.
+pub const ENV_REMOTE_MEMORY_DIR: &str = "CLAUDE_CODE_REMOTE_MEMORY_DIR";
+/// The memory base folder (default `~/.claude`).
+pub const ENV_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+/// A whole auto memory folder, overriding every other rule.
+pub const ENV_MEMORY_PATH_OVERRIDE: &str = "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE";
+/// Turns team memory on (`1`).
+pub const ENV_TEAM: &str = "MEMDIR_TEAM";
+
+/// The rule of R4.1 that decided whether auto memory is on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnabledBy {
+    /// Rule 1: `CLAUDE_CODE_DISABLE_AUTO_MEMORY` was `1`/`true` (off) or
+    /// `0`/`false` (on, overriding every rule below).
+    DisableEnv,
+    /// Rule 2: `CLAUDE_CODE_SIMPLE` (bare mode).
+    SimpleMode,
+    /// Rule 3: a remote session (`CLAUDE_CODE_REMOTE`) without
+    /// `CLAUDE_CODE_REMOTE_MEMORY_DIR`.
+    RemoteWithoutStorage,
+    /// Rule 4: `autoMemoryEnabled` in a settings file.
+    Settings(SettingsSource),
+    /// Rule 5: on by default.
+    Default,
+}
+
+impl fmt::Display for EnabledBy {
+    /// A stable identifier: `env:CLAUDE_CODE_DISABLE_AUTO_MEMORY`,
+    /// `env:CLAUDE_CODE_SIMPLE`, `env:CLAUDE_CODE_REMOTE`,
+    /// `settings:<source>` or `default`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnabledBy::DisableEnv => write!(f, "env:{ENV_DISABLE_AUTO_MEMORY}"),
+            EnabledBy::SimpleMode => write!(f, "env:{ENV_SIMPLE}"),
+            EnabledBy::RemoteWithoutStorage => write!(f, "env:{ENV_REMOTE}"),
+            EnabledBy::Settings(source) => write!(f, "settings:{source}"),
+            EnabledBy::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// Whether auto memory is on, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enablement {
+    /// Whether auto memory is on.
+    pub enabled: bool,
+    /// The rule that decided it.
+    pub by: EnabledBy,
+}
+
+/// Decides whether auto memory is on (R4.1): the first rule that applies
+/// wins. Non-boolean `autoMemoryEnabled` values are reported in `warnings`
+/// and skipped.
+#[must_use]
+pub fn auto_memory_enabled(env: &Environment, settings: &Settings, warnings: &mut Vec<String>) -> Enablement {
+    let decided = |enabled, by| Enablement { enabled, by };
+    if let Some(value) = env.var(ENV_DISABLE_AUTO_MEMORY) {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" => return decided(false, EnabledBy::DisableEnv),
+            "0" | "false" => return decided(true, EnabledBy::DisableEnv),
+            _ => {}
+        }
+    }
+    if env.is_truthy(ENV_SIMPLE) {
+        return decided(false, EnabledBy::SimpleMode);
+    }
+    if env.is_truthy(ENV_REMOTE) && env.var(ENV_REMOTE_MEMORY_DIR).is_none() {
+        return decided(false, EnabledBy::RemoteWithoutStorage);
+    }
+    for file in settings.files().iter().rev() {
+        match file.values.get("autoMemoryEnabled") {
+            Some(Value::Bool(b)) => return decided(*b, EnabledBy::Settings(file.source)),
+            Some(other) => warnings.push(format!(
+                "{}: autoMemoryEnabled is {other}, not true or false; ignored",
+                file.path.display()
+            )),
+            None => {}
+        }
+    }
+    decided(true, EnabledBy::Default)
+}
+
+/// The memory base folder (R4.2): `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn memory_base(env: &Environment) -> Result<PathBuf, PathsError> {
+    if let Some(dir) = env.var(ENV_CONFIG_DIR) {
+        return Ok(PathBuf::from(dir));
+    }
+    env.home().map(|h| h.join(".claude")).ok_or(PathsError::NoHome)
+}
+
+/// What chose the auto memory folder (R4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoMemPathSource {
+    /// The caller's explicit folder (`memdir --memory-dir`).
+    Explicit,
+    /// `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`.
+    Env,
+    /// `autoMemoryDirectory` in a trusted settings file.
+    Settings(SettingsSource),
+    /// `<base>/projects/<slug>/memory/`.
+    Default,
+}
+
+impl fmt::Display for AutoMemPathSource {
+    /// A stable identifier: `flag:--memory-dir`,
+    /// `env:CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`, `settings:<source>` or
+    /// `default`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AutoMemPathSource::Explicit => f.write_str("flag:--memory-dir"),
+            AutoMemPathSource::Env => write!(f, "env:{ENV_MEMORY_PATH_OVERRIDE}"),
+            AutoMemPathSource::Settings(source) => write!(f, "settings:{source}"),
+            AutoMemPathSource::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// Why team memory is on or off (R4.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeamEnabledBy {
+    /// Off because auto memory is off.
+    AutoMemoryOff,
+    /// `MEMDIR_TEAM=1`.
+    Env,
+    /// `teamMemoryEnabled` in a settings file.
+    Settings(SettingsSource),
+    /// Off: nothing turned it on.
+    Default,
+}
+
+impl fmt::Display for TeamEnabledBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TeamEnabledBy::AutoMemoryOff => f.write_str("auto-memory-off"),
+            TeamEnabledBy::Env => write!(f, "env:{ENV_TEAM}"),
+            TeamEnabledBy::Settings(source) => write!(f, "settings:{source}"),
+            TeamEnabledBy::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// Everything R4 resolves for one project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution {
+    /// The project's roots.
+    pub project: ProjectRoots,
+    /// The memory base folder.
+    pub base: PathBuf,
+    /// Whether auto memory is on, and why.
+    pub enablement: Enablement,
+    /// The auto memory folder, ending with a path separator.
+    pub auto_mem_path: PathBuf,
+    /// What chose it.
+    pub auto_mem_path_source: AutoMemPathSource,
+    /// Whether team memory is on.
+    pub team_enabled: bool,
+    /// Why team memory is on or off.
+    pub team_enabled_by: TeamEnabledBy,
+    /// Settings and overrides that were ignored, one line each.
+    pub warnings: Vec<String>,
+}
+
+impl Resolution {
+    /// `<auto>/MEMORY.md`.
+    #[must_use]
+    pub fn entrypoint(&self) -> PathBuf {
+        self.auto_mem_path.join(ENTRYPOINT_NAME)
+    }
+
+    /// The team folder `<auto>/team/`, ending with a path separator.
+    #[must_use]
+    pub fn team_mem_path(&self) -> PathBuf {
+        with_separator(self.auto_mem_path.join("team"))
+    }
+
+    /// The team index `<auto>/team/MEMORY.md`.
+    #[must_use]
+    pub fn team_entrypoint(&self) -> PathBuf {
+        self.auto_mem_path.join("team").join(ENTRYPOINT_NAME)
+    }
+
+    /// The daily log of `date` (R4.7).
+    #[must_use]
+    pub fn daily_log_path(&self, date: jiff::civil::Date) -> PathBuf {
+        daily_log_path(&self.auto_mem_path, date)
+    }
+}
+
+/// `<auto>/logs/YYYY/MM/YYYY-MM-DD.md` (R4.7).
+///
+/// ```
+/// use std::path::Path;
+/// let date = jiff::civil::date(2026, 3, 5);
+/// assert_eq!(memdir_paths::daily_log_path(Path::new("/m/"), date), Path::new("/m/logs/2026/03/2026-03-05.md"));
+/// ```
+#[must_use]
+pub fn daily_log_path(auto_mem_path: &Path, date: jiff::civil::Date) -> PathBuf {
+    auto_mem_path
+        .join("logs")
+        .join(format!("{:04}", date.year()))
+        .join(format!("{:02}", date.month()))
+        .join(format!("{date}.md"))
+}
+
+/// Today's date in the system's local time zone (UTC when it is unknown).
+#[must_use]
+pub fn today_local() -> jiff::civil::Date {
+    jiff::ZonedDateTime::now().date()
+}
+
+fn with_separator(path: PathBuf) -> PathBuf {
+    let mut s = path.into_os_string();
+    if !s.to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
+        s.push(std::path::MAIN_SEPARATOR_STR);
+    }
+    PathBuf::from(s)
+}
+
+/// Resolves paths for projects, reading the environment and settings, and
+/// remembers each project's answer: the same working tree is resolved once.
+#[derive(Debug, Default)]
+pub struct PathResolver {
+    env: Environment,
+    settings_file: Option<PathBuf>,
+    managed_settings: Option<PathBuf>,
+    explicit_memory_dir: Option<PathBuf>,
+    cache: Mutex<HashMap<PathBuf, Arc<Resolution>>>,
+}
+
+impl PathResolver {
+    /// A resolver over `env`, reading the platform's managed settings file.
+    #[must_use]
+    pub fn new(env: Environment) -> Self {
+        PathResolver { env, managed_settings: Some(crate::managed_settings_path()), ..Self::default() }
+    }
+
+    /// Adds a settings file given on the command line (`--settings FILE`).
+    #[must_use]
+    pub fn with_settings_file(mut self, path: Option<PathBuf>) -> Self {
+        self.settings_file = path;
+        self
+    }
+
+    /// Replaces the managed settings file (`None`: read none).
+    #[must_use]
+    pub fn with_managed_settings(mut self, path: Option<PathBuf>) -> Self {
+        self.managed_settings = path;
+        self
+    }
+
+    /// Uses `dir` as the auto memory folder, skipping R4.3
+    /// (`memdir --memory-dir`). A relative `dir` is taken relative to the
+    /// working directory; the folder must still pass R4.6.
+    #[must_use]
+    pub fn with_memory_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.explicit_memory_dir = dir;
+        self
+    }
+
+    /// Resolves everything for the project that `cwd` is in.
+    pub fn resolve(&self, cwd: &Path) -> Result<Arc<Resolution>, PathsError> {
+        let project = find_project_roots(cwd)?;
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(hit) = cache.get(&project.work_tree) {
+            return Ok(Arc::clone(hit));
+        }
+        let resolution = Arc::new(self.compute(project)?);
+        cache.insert(resolution.project.work_tree.clone(), Arc::clone(&resolution));
+        Ok(resolution)
+    }
+
+    fn compute(&self, project: ProjectRoots) -> Result<Resolution, PathsError> {
+        let env = &self.env;
+        let base = memory_base(env)?;
+        let mut locations =
+            SettingsLocations::standard(&base, &project.work_tree, self.settings_file.clone());
+        locations.managed.clone_from(&self.managed_settings);
+        let settings = Settings::load(&locations);
+        let mut warnings: Vec<String> = settings.warnings.iter().map(ToString::to_string).collect();
+
+        let enablement = auto_memory_enabled(env, &settings, &mut warnings);
+        let (auto_mem_path, auto_mem_path_source) = match &self.explicit_memory_dir {
+            Some(dir) => {
+                let absolute = std::path::absolute(dir)
+                    .map_err(|source| PathsError::ProjectDir { path: dir.clone(), source })?;
+                let raw = absolute.to_string_lossy();
+                (validate_memory_path(&raw, false, env.home())?, AutoMemPathSource::Explicit)
+            }
+            None => auto_mem_path(env, &settings, &base, &project, &mut warnings),
+        };
+        let (team_enabled, team_enabled_by) = team_enabled(env, &settings, enablement.enabled, &mut warnings);
+        Ok(Resolution {
+            project,
+            base,
+            enablement,
+            auto_mem_path,
+            auto_mem_path_source,
+            team_enabled,
+            team_enabled_by,
+            warnings,
+        })
+    }
+}
+
+/// R4.3: the environment override, then `autoMemoryDirectory` from trusted
+/// settings (highest precedence first), then the default. Invalid overrides
+/// are warned about and skipped.
+fn auto_mem_path(
+    env: &Environment,
+    settings: &Settings,
+    base: &Path,
+    project: &ProjectRoots,
+    warnings: &mut Vec<String>,
+) -> (PathBuf, AutoMemPathSource) {
+    if let Some(raw) = env.var(ENV_MEMORY_PATH_OVERRIDE) {
+        match validate_memory_path(raw, false, env.home()) {
+            Ok(path) => return (path, AutoMemPathSource::Env),
+            Err(e) => warnings.push(format!("{ENV_MEMORY_PATH_OVERRIDE}: {e}; ignored")),
+        }
+    }
+    for file in settings.files().iter().rev() {
+        let Some(value) = file.values.get("autoMemoryDirectory") else { continue };
+        let where_ = file.path.display();
+        if !file.source.is_trusted() {
+            warnings.push(format!(
+                "{where_}: autoMemoryDirectory is ignored in the committed project settings (a repository may not choose where memory is written); set it in settings.local.json or your user settings"
+            ));
+            continue;
+        }
+        match value {
+            Value::String(raw) => match validate_memory_path(raw, true, env.home()) {
+                Ok(path) => return (path, AutoMemPathSource::Settings(file.source)),
+                Err(e) => warnings.push(format!("{where_}: autoMemoryDirectory: {e}; ignored")),
+            },
+            other => warnings.push(format!("{where_}: autoMemoryDirectory is {other}, not a string; ignored")),
+        }
+    }
+    let slug = project_slug(&project.canonical.to_string_lossy());
+    (with_separator(base.join("projects").join(slug).join("memory")), AutoMemPathSource::Default)
+}
+
+/// R4.8: team memory needs auto memory, and then `MEMDIR_TEAM=1` or
+/// `teamMemoryEnabled: true` in any settings file.
+fn team_enabled(
+    env: &Environment,
+    settings: &Settings,
+    auto_enabled: bool,
+    warnings: &mut Vec<String>,
+) -> (bool, TeamEnabledBy) {
+    if !auto_enabled {
+        return (false, TeamEnabledBy::AutoMemoryOff);
+    }
+    if env.var(ENV_TEAM).is_some_and(|v| v.trim() == "1") {
+        return (true, TeamEnabledBy::Env);
+    }
+    for file in settings.files().iter().rev() {
+        match file.values.get("teamMemoryEnabled") {
+            Some(Value::Bool(b)) => return (*b, TeamEnabledBy::Settings(file.source)),
+            Some(other) => warnings.push(format!(
+                "{}: teamMemoryEnabled is {other}, not true or false; ignored",
+                file.path.display()
+            )),
+            None => {}
+        }
+    }
+    (false, TeamEnabledBy::Default)
+}

@@ -1,0 +1,262 @@
+//! The settings files that path resolution reads, read tolerantly: a
+//! missing file is normal, a file that is not a JSON object is a warning
+//! naming the file, then ignored.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// Where a settings file comes from, in increasing precedence: a key set in
+/// a later source overrides the same key in an earlier one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SettingsSource {
+    /// `<base>/settings.json`, the user's own settings.
+    User,
+    /// `<project>/.claude/settings.json`, committed with the project. It is
+    /// *not trusted* for `autoMemoryDirectory`: a repository anyone can
+    /// clone must not choose where memdir writes.
+    Project,
+    /// `<project>/.claude/settings.local.json`, the user's uncommitted
+    /// settings for this project.
+    Local,
+    /// A file given on the command line (`--settings FILE`).
+    Flag,
+    /// The administrator's managed (policy) settings.
+    Managed,
+}
+
+impl SettingsSource {
+    /// All sources, lowest precedence first.
+    pub const ALL: [SettingsSource; 5] = [
+        SettingsSource::User,
+        SettingsSource::Project,
+        SettingsSource::Local,
+        SettingsSource::Flag,
+        SettingsSource::Managed,
+    ];
+
+    /// A stable short name: `user`, `project`, `local`, `flag`, `managed`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettingsSource::User => "user",
+            SettingsSource::Project => "project",
+            SettingsSource::Local => "local",
+            SettingsSource::Flag => "flag",
+            SettingsSource::Managed => "managed",
+        }
+    }
+
+    /// Whether the source may choose where memory is written. Every source
+    /// but the committed project file, which comes from whoever wrote the
+    /// repository.
+    #[must_use]
+    pub fn is_trusted(self) -> bool {
+        self != SettingsSource::Project
+    }
+}
+
+impl fmt::Display for SettingsSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The system-wide managed settings file of this platform.
+#[must_use]
+pub fn managed_settings_path() -> PathBuf {
+    if cfg!(target_os = "macos") {
+        PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json")
+    } else if cfg!(windows) {
+        PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json")
+    } else {
+        PathBuf::from("/etc/claude-code/managed-settings.json")
+    }
+}
+
+/// The files to read, by source. A source without a path is not read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingsLocations {
+    /// `<base>/settings.json`.
+    pub user: Option<PathBuf>,
+    /// `<project>/.claude/settings.json`.
+    pub project: Option<PathBuf>,
+    /// `<project>/.claude/settings.local.json`.
+    pub local: Option<PathBuf>,
+    /// The `--settings FILE` flag.
+    pub flag: Option<PathBuf>,
+    /// The managed settings file.
+    pub managed: Option<PathBuf>,
+}
+
+impl SettingsLocations {
+    /// The standard locations for a memory base folder and a project's
+    /// working tree, plus an optional flag file and the platform's managed
+    /// file.
+    #[must_use]
+    pub fn standard(base: &Path, work_tree: &Path, flag: Option<PathBuf>) -> Self {
+        SettingsLocations {
+            user: Some(base.join("settings.json")),
+            project: Some(work_tree.join(".claude").join("settings.json")),
+            local: Some(work_tree.join(".claude").join("settings.local.json")),
+            flag,
+            managed: Some(managed_settings_path()),
+        }
+    }
+
+    fn by_source(&self) -> [(SettingsSource, Option<&PathBuf>); 5] {
+        [
+            (SettingsSource::User, self.user.as_ref()),
+            (SettingsSource::Project, self.project.as_ref()),
+            (SettingsSource::Local, self.local.as_ref()),
+            (SettingsSource::Flag, self.flag.as_ref()),
+            (SettingsSource::Managed, self.managed.as_ref()),
+        ]
+    }
+}
+
+/// One settings file that was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsFile {
+    /// Its source.
+    pub source: SettingsSource,
+    /// Its path.
+    pub path: PathBuf,
+    /// Its top-level keys.
+    pub values: Map<String, Value>,
+}
+
+/// Something wrong with a settings file or value that was ignored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsWarning {
+    /// The file concerned.
+    pub path: PathBuf,
+    /// What was wrong, naming the key where there is one.
+    pub message: String,
+}
+
+impl fmt::Display for SettingsWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// All settings files that were read, and what was wrong with them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// The files read, lowest precedence first.
+    files: Vec<SettingsFile>,
+    /// Files that exist but could not be used.
+    pub warnings: Vec<SettingsWarning>,
+}
+
+impl Settings {
+    /// Reads every location that exists. Never fails: a missing file is
+    /// skipped silently, an unreadable or invalid one with a warning.
+    #[must_use]
+    pub fn load(locations: &SettingsLocations) -> Self {
+        let mut settings = Settings::default();
+        for (source, path) in locations.by_source() {
+            let Some(path) = path else { continue };
+            match read_object(path) {
+                Ok(Some(values)) => {
+                    settings.files.push(SettingsFile { source, path: path.clone(), values });
+                }
+                Ok(None) => {}
+                Err(message) => settings.warnings.push(SettingsWarning { path: path.clone(), message }),
+            }
+        }
+        settings
+    }
+
+    /// Settings made of files already read, in any order.
+    #[must_use]
+    pub fn from_files(mut files: Vec<SettingsFile>) -> Self {
+        files.sort_by_key(|f| f.source);
+        Settings { files, warnings: Vec::new() }
+    }
+
+    /// The value of a top-level key from the highest-precedence file that
+    /// sets it, among the sources `accept` allows.
+    pub fn find(
+        &self,
+        key: &str,
+        accept: impl Fn(SettingsSource) -> bool,
+    ) -> Option<(&SettingsFile, &Value)> {
+        self.files
+            .iter()
+            .rev()
+            .filter(|f| accept(f.source))
+            .find_map(|f| f.values.get(key).map(|v| (f, v)))
+    }
+
+    /// The files read, lowest precedence first.
+    #[must_use]
+    pub fn files(&self) -> &[SettingsFile] {
+        &self.files
+    }
+}
+
+/// Reads a JSON object from `path`: `Ok(None)` when there is no file,
+/// `Err(message)` when it exists but cannot be used.
+fn read_object(path: &Path) -> Result<Option<Map<String, Value>>, String> {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read settings ({e}); ignored")),
+    };
+    match serde_json::from_slice::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(Some(map)),
+        Ok(_) => Err("settings are not a JSON object; ignored".to_owned()),
+        Err(e) => Err(format!("settings are not valid JSON ({e}); ignored")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_invalid_and_valid_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.json");
+        let bad = dir.path().join("bad.json");
+        let list = dir.path().join("list.json");
+        std::fs::write(&good, r#"{"autoMemoryEnabled": false}"#).unwrap();
+        std::fs::write(&bad, "{not json").unwrap();
+        std::fs::write(&list, "[1, 2]").unwrap();
+        let settings = Settings::load(&SettingsLocations {
+            user: Some(good.clone()),
+            project: Some(bad.clone()),
+            local: Some(list.clone()),
+            flag: Some(dir.path().join("missing.json")),
+            managed: Some(dir.path().to_owned()), // a folder: unreadable
+        });
+        assert_eq!(settings.files().len(), 1);
+        assert_eq!(settings.files()[0].source, SettingsSource::User);
+        let warned: Vec<_> = settings.warnings.iter().map(|w| w.path.clone()).collect();
+        assert_eq!(warned, [bad, list, dir.path().to_owned()]);
+        assert!(settings.warnings[0].message.starts_with("settings are not valid JSON"));
+        assert!(settings.warnings[0].to_string().contains("bad.json: "));
+    }
+
+    #[test]
+    fn higher_precedence_wins_and_filters_apply() {
+        let file = |source, json: &str| SettingsFile {
+            source,
+            path: PathBuf::from(format!("/{source}.json")),
+            values: serde_json::from_str(json).unwrap(),
+        };
+        let settings = Settings::from_files(vec![
+            file(SettingsSource::Project, r#"{"k": "project"}"#),
+            file(SettingsSource::User, r#"{"k": "user"}"#),
+            file(SettingsSource::Local, r#"{"other": 1}"#),
+        ]);
+        let (f, v) = settings.find("k", |_| true).unwrap();
+        assert_eq!((f.source, v.as_str()), (SettingsSource::Project, Some("project")));
+        let (f, _) = settings.find("k", SettingsSource::is_trusted).unwrap();
+        assert_eq!(f.source, SettingsSource::User);
+        assert!(settings.find("missing", |_| true).is_none());
+    }
+}

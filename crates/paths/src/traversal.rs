@@ -1,0 +1,353 @@
+//! Keeping team-memory writes inside the team folder (SPEC R4.9–R4.11).
+//!
+//! Keys come from a sync server and paths from a cloned repository's
+//! files: both are hostile until proven otherwise. A key is checked
+//! textually first (encodings, look-alikes, separators, segments), then
+//! joined with the team folder and checked twice: lexically, without the
+//! disk, and physically, with every existing symbolic link resolved. Any
+//! doubt rejects.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::validate::normalize_lexically;
+
+/// A key or path that would leave the team folder, or that cannot be proven
+/// not to. A distinct type, so that callers can tell a refused write from an
+/// ordinary I/O failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("path traversal rejected for {input:?}: {reason}")]
+pub struct PathTraversalError {
+    /// The key or path as given.
+    pub input: String,
+    /// The rule it broke.
+    pub reason: TraversalReason,
+}
+
+/// The rule a key or path broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TraversalReason {
+    /// The key is empty.
+    Empty,
+    /// The key holds a NUL byte.
+    NulByte,
+    /// The key holds another control character (line breaks, escapes).
+    ControlCharacter,
+    /// The key percent-encodes a path character (`.`, `/`, `\`, `%`, NUL),
+    /// in any case or depth, or an invalid UTF-8 sequence.
+    PercentEncoded,
+    /// A character turns into `.`, `/`, `\` or `:` under NFKC normalisation
+    /// (fullwidth `．／＼`, one- and two-dot leaders, …).
+    UnicodeLookalike,
+    /// The key holds a backslash.
+    Backslash,
+    /// The key is absolute (`/x`).
+    Absolute,
+    /// The key starts with a Windows drive (`C:x`).
+    DriveLetter,
+    /// The key is a UNC path (`\\server`, `//server`).
+    Unc,
+    /// The key has an empty segment (`a//b`, a trailing `/`).
+    EmptySegment,
+    /// The key has a `.` segment.
+    DotSegment,
+    /// The key has a `..` segment.
+    DotDotSegment,
+    /// A segment is longer than 255 bytes.
+    TooLong,
+    /// The path is not inside the team folder (checked lexically, with the
+    /// folder's trailing separator, so `team2/` is not inside `team/`).
+    OutsideTeamFolder,
+    /// The path leaves the team folder once symbolic links are resolved.
+    EscapesViaSymlink,
+    /// A symbolic link on the path points to nothing: a write through it
+    /// would create its target wherever it points.
+    DanglingSymlink,
+    /// Symbolic links on the path form a loop.
+    SymlinkLoop,
+    /// Containment could not be proven (permission denied, I/O error, a
+    /// file where a folder belongs, …), so the write is refused.
+    Unverifiable(io::ErrorKind),
+}
+
+impl fmt::Display for TraversalReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraversalReason::Empty => f.write_str("the key is empty"),
+            TraversalReason::NulByte => f.write_str("the key contains a NUL byte"),
+            TraversalReason::ControlCharacter => f.write_str("the key contains a control character"),
+            TraversalReason::PercentEncoded => {
+                f.write_str("the key percent-encodes a path character (., /, \\, %, NUL) or invalid UTF-8")
+            }
+            TraversalReason::UnicodeLookalike => {
+                f.write_str("the key contains a character that normalises (NFKC) to ., /, \\ or :")
+            }
+            TraversalReason::Backslash => f.write_str("the key contains a backslash"),
+            TraversalReason::Absolute => f.write_str("the key is an absolute path"),
+            TraversalReason::DriveLetter => f.write_str("the key starts with a drive letter"),
+            TraversalReason::Unc => f.write_str("the key is a UNC path"),
+            TraversalReason::EmptySegment => f.write_str("the key has an empty path segment"),
+            TraversalReason::DotSegment => f.write_str("the key has a '.' segment"),
+            TraversalReason::DotDotSegment => f.write_str("the key has a '..' segment"),
+            TraversalReason::TooLong => f.write_str("a path segment is longer than 255 bytes"),
+            TraversalReason::OutsideTeamFolder => f.write_str("the path is outside the team folder"),
+            TraversalReason::EscapesViaSymlink => {
+                f.write_str("the path leaves the team folder through a symbolic link")
+            }
+            TraversalReason::DanglingSymlink => f.write_str("a symbolic link on the path points to nothing"),
+            TraversalReason::SymlinkLoop => f.write_str("symbolic links on the path form a loop"),
+            TraversalReason::Unverifiable(kind) => {
+                write!(f, "containment could not be verified ({kind}); refused")
+            }
+        }
+    }
+}
+
+/// Characters that matter for paths: more of them after normalisation or
+/// decoding than before means something was disguised.
+const PATH_CHARS: [char; 4] = ['.', '/', '\\', ':'];
+
+/// Validates a team-memory key from a sync server and returns the path it
+/// may be written to: the team folder joined with the key in NFC.
+///
+/// ```
+/// use std::path::Path;
+/// use memdir_paths::{validate_team_mem_key, TraversalReason};
+/// let team = tempfile::tempdir()?;
+/// let path = validate_team_mem_key("conventions/testing.md", team.path())?;
+/// assert!(path.starts_with(team.path()));
+/// let err = validate_team_mem_key("..%2f..%2fetc/passwd", team.path()).unwrap_err();
+/// assert_eq!(err.reason, TraversalReason::PercentEncoded);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn validate_team_mem_key(key: &str, team_dir: &Path) -> Result<PathBuf, PathTraversalError> {
+    check_key_text(key).map_err(|reason| PathTraversalError { input: key.to_owned(), reason })?;
+    let key_nfc = normalize_team_mem_key(key);
+    validate_team_mem_write_path(&team_dir.join(key_nfc), team_dir).map_err(|mut e| {
+        e.input = key.to_owned();
+        e
+    })
+}
+
+/// The canonical spelling of a team-memory key: Unicode NFC. NFC and NFD
+/// spellings of one name are two different files on Linux, so keys are
+/// compared and written in NFC.
+#[must_use]
+pub fn normalize_team_mem_key(key: &str) -> String {
+    key.nfc().collect()
+}
+
+/// The textual rules of R4.10, before the key touches a path.
+fn check_key_text(key: &str) -> Result<(), TraversalReason> {
+    if key.is_empty() {
+        return Err(TraversalReason::Empty);
+    }
+    if key.contains('\0') {
+        return Err(TraversalReason::NulByte);
+    }
+    if key.chars().any(char::is_control) {
+        return Err(TraversalReason::ControlCharacter);
+    }
+    check_percent_encoding(key)?;
+    check_lookalikes(key)?;
+    if key.starts_with("\\\\") || key.starts_with("//") {
+        return Err(TraversalReason::Unc);
+    }
+    if key.contains('\\') {
+        return Err(TraversalReason::Backslash);
+    }
+    if key.starts_with('/') {
+        return Err(TraversalReason::Absolute);
+    }
+    let b = key.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Err(TraversalReason::DriveLetter);
+    }
+    check_segments(key)?;
+    // NFC composition never creates separators or dots, but the written
+    // form is the NFC one: check its segments too.
+    check_segments(&normalize_team_mem_key(key))
+}
+
+fn check_segments(key: &str) -> Result<(), TraversalReason> {
+    for segment in key.split('/') {
+        match segment {
+            "" => return Err(TraversalReason::EmptySegment),
+            "." => return Err(TraversalReason::DotSegment),
+            ".." => return Err(TraversalReason::DotDotSegment),
+            s if s.len() > 255 => return Err(TraversalReason::TooLong),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Rejects percent-escapes of path characters at any depth (`%2e`,
+/// `%2F`, `%5c`, `%00`, and `%25`, which is how deeper encodings begin),
+/// IIS-style `%uXXXX` escapes, and escapes that decode to invalid UTF-8
+/// (overlong forms such as `%c0%ae`). What the escapes decode to must also
+/// pass the look-alike check.
+fn check_percent_encoding(key: &str) -> Result<(), TraversalReason> {
+    let bytes = key.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'%' {
+            continue;
+        }
+        let hex = |j: usize| bytes.get(j).is_some_and(u8::is_ascii_hexdigit);
+        if hex(i + 1) && hex(i + 2) {
+            let value = u8::from_str_radix(&key[i + 1..i + 3], 16).expect("two hex digits");
+            if matches!(value, 0 | b'.' | b'/' | b'\\' | b'%') {
+                return Err(TraversalReason::PercentEncoded);
+            }
+        }
+        if matches!(bytes.get(i + 1), Some(b'u' | b'U')) && (2..6).all(|k| hex(i + k)) {
+            return Err(TraversalReason::PercentEncoded);
+        }
+    }
+    let decoded = percent_encoding::percent_decode_str(key).collect::<Vec<u8>>();
+    match String::from_utf8(decoded) {
+        Ok(decoded) if decoded != key => {
+            check_lookalikes(&decoded)?;
+            if decoded.chars().any(char::is_control) {
+                return Err(TraversalReason::PercentEncoded);
+            }
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(_) => Err(TraversalReason::PercentEncoded),
+    }
+}
+
+/// Rejects a key in which NFKC normalisation produces path characters that
+/// were not there: fullwidth `．／＼：`, the one- and two-dot leaders, the
+/// ellipsis, small full stops and the like.
+fn check_lookalikes(key: &str) -> Result<(), TraversalReason> {
+    if key.is_ascii() {
+        return Ok(());
+    }
+    let normalized: String = key.nfkc().collect();
+    let count = |s: &str, c: char| s.chars().filter(|&x| x == c).count();
+    if PATH_CHARS.iter().any(|&c| count(&normalized, c) > count(key, c)) {
+        return Err(TraversalReason::UnicodeLookalike);
+    }
+    Ok(())
+}
+
+/// Validates a path that is about to be written in the team folder, in two
+/// passes (R4.9):
+///
+/// 1. lexical — `.` and `..` are applied without touching the disk, and the
+///    result must lie strictly inside the team folder. Containment is
+///    judged component by component, which is the same as comparing with
+///    the folder's trailing separator: `team2/x` is not inside `team/`.
+/// 2. physical — the deepest existing ancestor is resolved with `realpath`
+///    ([`realpath_deepest_existing`]), the missing rest re-appended, and the
+///    result must lie inside the real team folder.
+///
+/// Relative paths are taken relative to the working directory. Returns the
+/// lexically normalised path.
+pub fn validate_team_mem_write_path(path: &Path, team_dir: &Path) -> Result<PathBuf, PathTraversalError> {
+    validate_write_path_with(&RealFs, path, team_dir)
+}
+
+pub(crate) fn validate_write_path_with(
+    fs: &impl FsProbe,
+    path: &Path,
+    team_dir: &Path,
+) -> Result<PathBuf, PathTraversalError> {
+    let error = |reason| PathTraversalError { input: path.display().to_string(), reason };
+    let absolute = |p: &Path| {
+        std::path::absolute(p).map_err(|e| error(TraversalReason::Unverifiable(e.kind())))
+    };
+    let lexical = normalize_lexically(&absolute(path)?);
+    let team = normalize_lexically(&absolute(team_dir)?);
+    if lexical == team || !lexical.starts_with(&team) {
+        return Err(error(TraversalReason::OutsideTeamFolder));
+    }
+    let real = realpath_with(fs, &lexical).map_err(|e| error(e.reason))?;
+    let real_team = realpath_with(fs, &team).map_err(|e| error(e.reason))?;
+    if real == real_team || !real.starts_with(&real_team) {
+        return Err(error(TraversalReason::EscapesViaSymlink));
+    }
+    Ok(lexical)
+}
+
+/// Resolves `path` physically as far as it exists: walks up until
+/// `realpath` succeeds, then re-appends the missing components (R4.11).
+///
+/// When `realpath` says an entry does not exist, `lstat` tells a truly
+/// missing entry (keep walking up) from a dangling symbolic link, which is
+/// rejected: writing through it would create its target wherever it
+/// points. A loop of links is rejected, and so is any other error
+/// (permission denied, I/O error, a file where a folder belongs): when
+/// containment cannot be proven, the answer is no.
+pub fn realpath_deepest_existing(path: &Path) -> Result<PathBuf, PathTraversalError> {
+    realpath_with(&RealFs, path)
+}
+
+/// The two filesystem calls of [`realpath_deepest_existing`], behind a
+/// seam so that errors a test cannot provoke (running as root, EACCES never
+/// happens) are still tested.
+pub(crate) trait FsProbe {
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf>;
+    fn symlink_metadata(&self, path: &Path) -> io::Result<()>;
+}
+
+struct RealFs;
+
+impl FsProbe for RealFs {
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        std::fs::canonicalize(path)
+    }
+
+    fn symlink_metadata(&self, path: &Path) -> io::Result<()> {
+        std::fs::symlink_metadata(path).map(|_| ())
+    }
+}
+
+/// `ELOOP`, which `std` does not name as a stable error kind.
+fn is_loop(e: &io::Error) -> bool {
+    let eloop = if cfg!(any(target_os = "macos", target_os = "ios", target_os = "freebsd")) { 62 } else { 40 };
+    cfg!(unix) && e.raw_os_error() == Some(eloop)
+}
+
+pub(crate) fn realpath_with(fs: &impl FsProbe, path: &Path) -> Result<PathBuf, PathTraversalError> {
+    let error = |reason| PathTraversalError { input: path.display().to_string(), reason };
+    let mut current = path.to_owned();
+    let mut missing: Vec<OsString> = Vec::new();
+    loop {
+        match fs.canonicalize(&current) {
+            Ok(mut real) => {
+                for name in missing.iter().rev() {
+                    real.push(name);
+                }
+                return Ok(real);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => match fs.symlink_metadata(&current) {
+                Ok(()) => return Err(error(TraversalReason::DanglingSymlink)),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) if is_loop(&e) => return Err(error(TraversalReason::SymlinkLoop)),
+                Err(e) => return Err(error(TraversalReason::Unverifiable(e.kind()))),
+            },
+            Err(e) if is_loop(&e) => return Err(error(TraversalReason::SymlinkLoop)),
+            Err(e) => return Err(error(TraversalReason::Unverifiable(e.kind()))),
+        }
+        // A missing `..` cannot be re-appended faithfully; refuse rather
+        // than guess.
+        match (current.file_name(), current.parent()) {
+            (Some(name), Some(parent)) => {
+                missing.push(name.to_owned());
+                current = parent.to_owned();
+            }
+            _ => return Err(error(TraversalReason::Unverifiable(io::ErrorKind::NotFound))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

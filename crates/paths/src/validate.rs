@@ -1,0 +1,199 @@
+//! Validating a configured memory folder (SPEC R4.6): an override from the
+//! environment or settings must not point memdir at `/`, at the home folder
+//! or at anything that is not a plain absolute path.
+
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a configured memory path was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("memory path {raw:?} rejected: {reason}")]
+pub struct InvalidMemoryPath {
+    /// The path as configured.
+    pub raw: String,
+    /// Why it was rejected.
+    pub reason: MemoryPathReason,
+}
+
+/// The rule a memory path broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MemoryPathReason {
+    /// The path is empty.
+    Empty,
+    /// The path holds a NUL byte.
+    NulByte,
+    /// The path is relative (after `~/` expansion, when enabled).
+    Relative,
+    /// The path is `/` or too short to be a real folder (under 3 characters
+    /// after normalisation).
+    NearRoot,
+    /// The path is a Windows drive root (`C:`, `C:\`).
+    DriveRoot,
+    /// The path is a UNC network path (`\\server\share`).
+    Unc,
+    /// The path is the home folder or one of its ancestors.
+    HomeOrAncestor,
+    /// The path starts with `~/` but the home folder is unknown.
+    NoHome,
+}
+
+impl fmt::Display for MemoryPathReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MemoryPathReason::Empty => "it is empty",
+            MemoryPathReason::NulByte => "it contains a NUL byte",
+            MemoryPathReason::Relative => "it is not absolute (use an absolute path or ~/…)",
+            MemoryPathReason::NearRoot => "it is the root folder or too close to it",
+            MemoryPathReason::DriveRoot => "it is a Windows drive root",
+            MemoryPathReason::Unc => "it is a UNC network path",
+            MemoryPathReason::HomeOrAncestor => "it is the home folder or one of its ancestors",
+            MemoryPathReason::NoHome => "it starts with ~/ but the home folder is unknown",
+        })
+    }
+}
+
+/// Validates a configured memory folder and returns it normalised (`.` and
+/// `..` applied, repeated separators removed) with a trailing separator.
+///
+/// With `expand_tilde`, a leading `~/` (or a lone `~`) is replaced by
+/// `home`; `~user/` is never expanded and so is rejected as relative.
+///
+/// ```
+/// use std::path::Path;
+/// use memdir_paths::{validate_memory_path, MemoryPathReason};
+/// let home = Some(Path::new("/home/me"));
+/// let ok = validate_memory_path("~/notes/../memory", true, home)?;
+/// assert_eq!(ok, Path::new("/home/me/memory/"));
+/// let err = validate_memory_path("/home", true, home).unwrap_err();
+/// assert_eq!(err.reason, MemoryPathReason::HomeOrAncestor);
+/// # Ok::<(), memdir_paths::InvalidMemoryPath>(())
+/// ```
+pub fn validate_memory_path(
+    raw: &str,
+    expand_tilde: bool,
+    home: Option<&Path>,
+) -> Result<PathBuf, InvalidMemoryPath> {
+    let reject = |reason| Err(InvalidMemoryPath { raw: raw.to_owned(), reason });
+    if raw.is_empty() {
+        return reject(MemoryPathReason::Empty);
+    }
+    if raw.contains('\0') {
+        return reject(MemoryPathReason::NulByte);
+    }
+    if raw.starts_with("\\\\") || raw.starts_with("//") {
+        return reject(MemoryPathReason::Unc);
+    }
+    if is_drive_root(raw) {
+        return reject(MemoryPathReason::DriveRoot);
+    }
+    let expanded: PathBuf = match raw.strip_prefix('~') {
+        Some(rest) if expand_tilde && (rest.is_empty() || rest.starts_with('/')) => match home {
+            Some(home) => home.join(rest.trim_start_matches('/')),
+            None => return reject(MemoryPathReason::NoHome),
+        },
+        _ => PathBuf::from(raw),
+    };
+    if !expanded.is_absolute() {
+        return reject(MemoryPathReason::Relative);
+    }
+    let normalized = normalize_lexically(&expanded);
+    if normalized.as_os_str().len() < 3 {
+        return reject(MemoryPathReason::NearRoot);
+    }
+    if let Some(home) = home.map(normalize_lexically)
+        && home.starts_with(&normalized)
+    {
+        return reject(MemoryPathReason::HomeOrAncestor);
+    }
+    let mut with_separator = normalized.into_os_string();
+    with_separator.push(std::path::MAIN_SEPARATOR_STR);
+    Ok(PathBuf::from(with_separator))
+}
+
+/// `C:`, `C:\` or `C:/`, alone.
+fn is_drive_root(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && raw[2..].chars().all(|c| c == '\\' || c == '/')
+}
+
+/// Applies `.` and `..` components without touching the disk; `..` above
+/// the root stays at the root.
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(raw: &str, expected: Result<&str, MemoryPathReason>) {
+        let got = validate_memory_path(raw, true, Some(Path::new("/home/me")));
+        match expected {
+            Ok(path) => assert_eq!(got, Ok(PathBuf::from(path)), "{raw:?}"),
+            Err(reason) => assert_eq!(got.map_err(|e| e.reason), Err(reason), "{raw:?}"),
+        }
+    }
+
+    #[test]
+    fn accepts_plain_absolute_paths() {
+        check("/srv/memory", Ok("/srv/memory/"));
+        check("/srv/memory/", Ok("/srv/memory/"));
+        check("/srv//a/./b/../memory", Ok("/srv/a/memory/"));
+        check("~/memory", Ok("/home/me/memory/"));
+        check("/home/me/.claude/x", Ok("/home/me/.claude/x/"));
+        check("/abc", Ok("/abc/"));
+    }
+
+    #[test]
+    fn rejects_each_rule() {
+        use MemoryPathReason::*;
+        check("", Err(Empty));
+        check("/srv/\0mem", Err(NulByte));
+        check("memory", Err(Relative));
+        check("./memory", Err(Relative));
+        check("~other/memory", Err(Relative));
+        check("/", Err(NearRoot));
+        check("/a", Err(NearRoot));
+        check("/../..", Err(NearRoot));
+        check("C:", Err(DriveRoot));
+        check("C:\\", Err(DriveRoot));
+        check("c:/", Err(DriveRoot));
+        check("\\\\server\\share", Err(Unc));
+        check("//server/share", Err(Unc));
+        check("~", Err(HomeOrAncestor));
+        check("~/", Err(HomeOrAncestor));
+        check("/home/me", Err(HomeOrAncestor));
+        check("/home/me/..", Err(HomeOrAncestor));
+        check("/home", Err(HomeOrAncestor));
+        check("/home/./me/", Err(HomeOrAncestor));
+    }
+
+    #[test]
+    fn tilde_is_literal_without_expansion_and_needs_a_home() {
+        assert_eq!(
+            validate_memory_path("~/m", false, Some(Path::new("/home/me"))).unwrap_err().reason,
+            MemoryPathReason::Relative
+        );
+        assert_eq!(validate_memory_path("~/m", true, None).unwrap_err().reason, MemoryPathReason::NoHome);
+    }
+
+    #[test]
+    fn errors_name_the_path_and_the_reason() {
+        let err = validate_memory_path("/home", true, Some(Path::new("/home/me"))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "memory path \"/home\" rejected: it is the home folder or one of its ancestors"
+        );
+    }
+}
