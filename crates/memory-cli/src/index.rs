@@ -12,6 +12,7 @@ use memdir_entrypoint::{
 use serde::Serialize;
 
 use crate::Outcome;
+use crate::context::GlobalArgs;
 use crate::output::{print, print_json};
 
 #[derive(Debug, Subcommand)]
@@ -27,23 +28,43 @@ pub(crate) enum IndexCommand {
     )]
     Check {
         /// The MEMORY.md to check; its folder is the memory folder linted
-        /// against.
-        file: PathBuf,
+        /// against [default: the project's auto memory MEMORY.md].
+        file: Option<PathBuf>,
     },
     /// Print a MEMORY.md exactly as it is injected into the prompt: trimmed,
     /// cut to the limits, with the warning when anything was cut.
     #[command(after_help = "JSON: {content}")]
     Show {
-        /// The MEMORY.md to show.
-        file: PathBuf,
+        /// The MEMORY.md to show [default: the project's auto memory
+        /// MEMORY.md].
+        file: Option<PathBuf>,
     },
 }
 
-pub(crate) fn run(cmd: &IndexCommand, json: bool) -> anyhow::Result<Outcome> {
+pub(crate) fn run(cmd: &IndexCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    let (IndexCommand::Check { file } | IndexCommand::Show { file }) = cmd;
+    let file = match file {
+        Some(file) => file.clone(),
+        None => default_index(global)?,
+    };
     match cmd {
-        IndexCommand::Check { file } => check(file, json),
-        IndexCommand::Show { file } => show(file, json),
+        IndexCommand::Check { .. } => check(&file, global.json),
+        IndexCommand::Show { .. } => show(&file, global.json),
     }
+}
+
+/// The project's auto memory MEMORY.md, which must exist.
+fn default_index(global: &GlobalArgs) -> anyhow::Result<PathBuf> {
+    let resolution = global.resolve()?;
+    let path = resolution.entrypoint();
+    if !path.is_file() {
+        bail!(
+            "no MEMORY.md in {} (the auto memory folder of {}); give a FILE, --project or --memory-dir",
+            resolution.auto_mem_path.display(),
+            resolution.project.canonical.display()
+        );
+    }
+    Ok(path)
 }
 
 /// Reads an index file's bytes, refusing a folder with a clear message.

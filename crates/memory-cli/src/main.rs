@@ -3,33 +3,39 @@
 //! This binary only wires library crates together: argument parsing,
 //! reading inputs, and printing text or JSON. Every rule lives in a crate.
 
+mod context;
 mod index;
 mod output;
+mod paths;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::context::{GlobalArgs, Rejected};
+
 /// File-based memory for AI coding agents.
 ///
 /// memdir keeps what an agent learns as small markdown files with YAML
 /// frontmatter in a per-project folder, indexed by MEMORY.md, which goes
-/// into every system prompt (cut at 200 lines / 25,000 bytes).
+/// into every system prompt (cut at 200 lines / 25,000 bytes). It reads the
+/// same folders as Claude Code (~/.claude/projects/<project>/memory/).
 #[derive(Debug, Parser)]
 #[command(
     name = "memdir",
     version,
     propagate_version = true,
     after_help = "Examples:\n  \
-        memdir index check ~/.claude/projects/-home-me-app/memory/MEMORY.md\n  \
-        memdir index show MEMORY.md --json\n\n\
+        memdir paths                       where this project's memory lives, and why\n  \
+        memdir index check                 check this project's MEMORY.md\n  \
+        memdir index show --json           MEMORY.md as injected into the prompt\n  \
+        memdir --memory-dir fixtures/example/memory index check\n\n\
         Exit status: 0 success, 1 failure (or problems found by a check), 2 usage error, \
         3 input rejected for safety."
 )]
 struct Cli {
-    /// Print machine-readable JSON on stdout instead of text.
-    #[arg(long, global = true)]
-    json: bool,
+    #[command(flatten)]
+    global: GlobalArgs,
 
     #[command(subcommand)]
     command: Command,
@@ -40,6 +46,9 @@ enum Command {
     /// Inspect a MEMORY.md index: what the model sees and what is wrong.
     #[command(subcommand)]
     Index(index::IndexCommand),
+    /// Show where memory lives and which rule decided each value; check
+    /// team-memory keys and paths against the path-security rules.
+    Paths(paths::PathsArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -49,6 +58,8 @@ enum Outcome {
     Success,
     /// Exit 1 without an error message: a check found problems and said so.
     ProblemsFound,
+    /// Exit 3: the command refused an input for safety and said so.
+    Rejected,
 }
 
 fn main() -> ExitCode {
@@ -69,15 +80,21 @@ fn main() -> ExitCode {
         Err(err) => return usage_error(&err),
     };
     let result = match &cli.command {
-        Command::Index(cmd) => index::run(cmd, cli.json),
+        Command::Index(cmd) => index::run(cmd, &cli.global),
+        Command::Paths(args) => paths::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::ProblemsFound) => ExitCode::from(1),
+        Ok(Outcome::Rejected) => ExitCode::from(3),
         Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("memdir: {}", one_line(&format!("{err:#}")));
-            ExitCode::from(1)
+            ExitCode::from(if err.downcast_ref::<Rejected>().is_some() {
+                3
+            } else {
+                1
+            })
         }
     }
 }
@@ -104,11 +121,7 @@ fn usage_error(err: &clap::Error) -> ExitCode {
         .lines()
         .take_while(|l| !l.trim().is_empty())
         .collect();
-    let message = paragraph
-        .iter()
-        .map(|l| l.trim())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let message = one_line(&paragraph.join(" "));
     let message = message.strip_prefix("error: ").unwrap_or(&message);
     let command = rendered
         .lines()

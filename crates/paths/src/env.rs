@@ -50,7 +50,10 @@ impl Environment {
     /// A variable's value; an empty value counts as unset.
     #[must_use]
     pub fn var(&self, key: &str) -> Option<&str> {
-        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.vars
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     /// The user's home folder, if known.
@@ -64,7 +67,10 @@ impl Environment {
     #[must_use]
     pub fn is_truthy(&self, key: &str) -> bool {
         self.var(key).is_some_and(|v| {
-            matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
         })
     }
 }

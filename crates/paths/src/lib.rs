@@ -45,13 +45,14 @@ mod validate;
 
 pub use env::Environment;
 pub use resolve::{
-    AutoMemPathSource, ENV_CONFIG_DIR, ENV_DISABLE_AUTO_MEMORY, ENV_MEMORY_PATH_OVERRIDE, ENV_REMOTE,
-    ENV_REMOTE_MEMORY_DIR, ENV_SIMPLE, ENV_TEAM, EnabledBy, Enablement, PathResolver, Resolution,
-    TeamEnabledBy, auto_memory_enabled, daily_log_path, memory_base, today_local,
+    AutoMemPathSource, ENV_CONFIG_DIR, ENV_DISABLE_AUTO_MEMORY, ENV_MEMORY_PATH_OVERRIDE,
+    ENV_REMOTE, ENV_REMOTE_MEMORY_DIR, ENV_SIMPLE, ENV_TEAM, EnabledBy, Enablement, PathResolver,
+    Resolution, TeamEnabledBy, auto_memory_enabled, daily_log_path, memory_base, today_local,
 };
 pub use root::{ProjectRoots, RootKind, find_project_roots};
 pub use settings::{
-    Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning, managed_settings_path,
+    Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning,
+    managed_settings_path,
 };
 pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
 pub use traversal::{

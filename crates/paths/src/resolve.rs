@@ -75,7 +75,11 @@ pub struct Enablement {
 /// wins. Non-boolean `autoMemoryEnabled` values are reported in `warnings`
 /// and skipped.
 #[must_use]
-pub fn auto_memory_enabled(env: &Environment, settings: &Settings, warnings: &mut Vec<String>) -> Enablement {
+pub fn auto_memory_enabled(
+    env: &Environment,
+    settings: &Settings,
+    warnings: &mut Vec<String>,
+) -> Enablement {
     let decided = |enabled, by| Enablement { enabled, by };
     if let Some(value) = env.var(ENV_DISABLE_AUTO_MEMORY) {
         match value.trim().to_ascii_lowercase().as_str() {
@@ -108,7 +112,9 @@ pub fn memory_base(env: &Environment) -> Result<PathBuf, PathsError> {
     if let Some(dir) = env.var(ENV_CONFIG_DIR) {
         return Ok(PathBuf::from(dir));
     }
-    env.home().map(|h| h.join(".claude")).ok_or(PathsError::NoHome)
+    env.home()
+        .map(|h| h.join(".claude"))
+        .ok_or(PathsError::NoHome)
 }
 
 /// What chose the auto memory folder (R4.3).
@@ -254,7 +260,11 @@ impl PathResolver {
     /// A resolver over `env`, reading the platform's managed settings file.
     #[must_use]
     pub fn new(env: Environment) -> Self {
-        PathResolver { env, managed_settings: Some(crate::managed_settings_path()), ..Self::default() }
+        PathResolver {
+            env,
+            managed_settings: Some(crate::managed_settings_path()),
+            ..Self::default()
+        }
     }
 
     /// Adds a settings file given on the command line (`--settings FILE`).
@@ -288,7 +298,10 @@ impl PathResolver {
             return Ok(Arc::clone(hit));
         }
         let resolution = Arc::new(self.compute(project)?);
-        cache.insert(resolution.project.work_tree.clone(), Arc::clone(&resolution));
+        cache.insert(
+            resolution.project.work_tree.clone(),
+            Arc::clone(&resolution),
+        );
         Ok(resolution)
     }
 
@@ -304,14 +317,21 @@ impl PathResolver {
         let enablement = auto_memory_enabled(env, &settings, &mut warnings);
         let (auto_mem_path, auto_mem_path_source) = match &self.explicit_memory_dir {
             Some(dir) => {
-                let absolute = std::path::absolute(dir)
-                    .map_err(|source| PathsError::ProjectDir { path: dir.clone(), source })?;
+                let absolute =
+                    std::path::absolute(dir).map_err(|source| PathsError::ProjectDir {
+                        path: dir.clone(),
+                        source,
+                    })?;
                 let raw = absolute.to_string_lossy();
-                (validate_memory_path(&raw, false, env.home())?, AutoMemPathSource::Explicit)
+                (
+                    validate_memory_path(&raw, false, env.home())?,
+                    AutoMemPathSource::Explicit,
+                )
             }
             None => auto_mem_path(env, &settings, &base, &project, &mut warnings),
         };
-        let (team_enabled, team_enabled_by) = team_enabled(env, &settings, enablement.enabled, &mut warnings);
+        let (team_enabled, team_enabled_by) =
+            team_enabled(env, &settings, enablement.enabled, &mut warnings);
         Ok(Resolution {
             project,
             base,
@@ -342,7 +362,9 @@ fn auto_mem_path(
         }
     }
     for file in settings.files().iter().rev() {
-        let Some(value) = file.values.get("autoMemoryDirectory") else { continue };
+        let Some(value) = file.values.get("autoMemoryDirectory") else {
+            continue;
+        };
         let where_ = file.path.display();
         if !file.source.is_trusted() {
             warnings.push(format!(
@@ -355,11 +377,16 @@ fn auto_mem_path(
                 Ok(path) => return (path, AutoMemPathSource::Settings(file.source)),
                 Err(e) => warnings.push(format!("{where_}: autoMemoryDirectory: {e}; ignored")),
             },
-            other => warnings.push(format!("{where_}: autoMemoryDirectory is {other}, not a string; ignored")),
+            other => warnings.push(format!(
+                "{where_}: autoMemoryDirectory is {other}, not a string; ignored"
+            )),
         }
     }
     let slug = project_slug(&project.canonical.to_string_lossy());
-    (with_separator(base.join("projects").join(slug).join("memory")), AutoMemPathSource::Default)
+    (
+        with_separator(base.join("projects").join(slug).join("memory")),
+        AutoMemPathSource::Default,
+    )
 }
 
 /// R4.8: team memory needs auto memory, and then `MEMDIR_TEAM=1` or

@@ -42,8 +42,10 @@ pub struct ProjectRoots {
 /// `cwd` are resolved first, as the operating system reports the working
 /// directory physically.
 pub fn find_project_roots(cwd: &Path) -> Result<ProjectRoots, PathsError> {
-    let start = fs::canonicalize(cwd)
-        .map_err(|source| PathsError::ProjectDir { path: cwd.to_owned(), source })?;
+    let start = fs::canonicalize(cwd).map_err(|source| PathsError::ProjectDir {
+        path: cwd.to_owned(),
+        source,
+    })?;
     for dir in start.ancestors() {
         let dot_git = dir.join(".git");
         if let Ok(meta) = fs::metadata(&dot_git) {
@@ -62,7 +64,11 @@ pub fn find_project_roots(cwd: &Path) -> Result<ProjectRoots, PathsError> {
 }
 
 fn roots(work_tree: &Path, canonical: &Path, kind: RootKind) -> ProjectRoots {
-    ProjectRoots { work_tree: work_tree.to_owned(), canonical: canonical.to_owned(), kind }
+    ProjectRoots {
+        work_tree: work_tree.to_owned(),
+        canonical: canonical.to_owned(),
+        kind,
+    }
 }
 
 /// Whether `dir` is itself a git directory (bare repository or `.git`).
@@ -75,14 +81,22 @@ fn is_git_dir(dir: &Path) -> bool {
 /// working tree, and nothing better is known.
 fn from_git_file(work_tree: &Path, dot_git: &Path) -> ProjectRoots {
     let fallback = roots(work_tree, work_tree, RootKind::Repository);
-    let Ok(text) = fs::read_to_string(dot_git) else { return fallback };
+    let Ok(text) = fs::read_to_string(dot_git) else {
+        return fallback;
+    };
     let Some(target) = text.lines().find_map(|l| l.trim().strip_prefix("gitdir:")) else {
         return fallback;
     };
-    let Ok(git_dir) = fs::canonicalize(work_tree.join(target.trim())) else { return fallback };
+    let Ok(git_dir) = fs::canonicalize(work_tree.join(target.trim())) else {
+        return fallback;
+    };
     match fs::read_to_string(git_dir.join("commondir")) {
         Ok(common) => match fs::canonicalize(git_dir.join(common.trim())) {
-            Ok(common) => roots(work_tree, &main_root_from_common(&common), RootKind::LinkedWorktree),
+            Ok(common) => roots(
+                work_tree,
+                &main_root_from_common(&common),
+                RootKind::LinkedWorktree,
+            ),
             Err(_) => fallback,
         },
         // No commondir: the git dir belongs to this working tree alone (a
@@ -115,7 +129,11 @@ fn core_worktree(git_dir: &Path) -> Option<String> {
     for line in config.lines() {
         let line = line.trim();
         if line.starts_with('[') {
-            in_core = line.trim_start_matches('[').trim_end_matches(']').trim().eq_ignore_ascii_case("core");
+            in_core = line
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .trim()
+                .eq_ignore_ascii_case("core");
             continue;
         }
         if in_core
@@ -147,7 +165,12 @@ mod tests {
     fn check(cwd: &Path, work_tree: &Path, canonical: &Path, kind: RootKind) {
         let r = find_project_roots(cwd).unwrap();
         let real = |p: &Path| fs::canonicalize(p).unwrap();
-        assert_eq!(r, roots(&real(work_tree), &real(canonical), kind), "from {}", cwd.display());
+        assert_eq!(
+            r,
+            roots(&real(work_tree), &real(canonical), kind),
+            "from {}",
+            cwd.display()
+        );
     }
 
     #[test]
@@ -166,7 +189,12 @@ mod tests {
         fs::create_dir_all(repo.join("src/deep")).unwrap();
         check(&repo.join("src/deep"), &repo, &repo, RootKind::Repository);
         // Inside the .git folder itself the project is still the repository.
-        check(&repo.join(".git/refs"), &repo.join(".git"), &repo, RootKind::Bare);
+        check(
+            &repo.join(".git/refs"),
+            &repo.join(".git"),
+            &repo,
+            RootKind::Bare,
+        );
     }
 
     #[test]
@@ -189,7 +217,10 @@ mod tests {
         git_dir(&sup.join(".git"));
         let modules = sup.join(".git/modules/lib");
         git_dir(&modules);
-        write(&modules.join("config"), "[core]\n\tbare = false\n\tworktree = ../../../lib\n");
+        write(
+            &modules.join("config"),
+            "[core]\n\tbare = false\n\tworktree = ../../../lib\n",
+        );
         let lib = sup.join("lib");
         write(&lib.join(".git"), "gitdir: ../.git/modules/lib\n");
         check(&lib, &lib, &lib, RootKind::Submodule);
@@ -217,7 +248,10 @@ mod tests {
     #[test]
     fn broken_git_files_fall_back_to_their_folder() {
         let tmp = tempfile::tempdir().unwrap();
-        for (name, text) in [("garbage", "\u{0}\u{1}binary"), ("dangling", "gitdir: /no/such/dir\n")] {
+        for (name, text) in [
+            ("garbage", "\u{0}\u{1}binary"),
+            ("dangling", "gitdir: /no/such/dir\n"),
+        ] {
             let wt = tmp.path().join(name);
             write(&wt.join(".git"), text);
             check(&wt, &wt, &wt, RootKind::Repository);
@@ -227,6 +261,10 @@ mod tests {
     #[test]
     fn a_missing_working_directory_is_an_error() {
         let err = find_project_roots(Path::new("/no/such/folder/anywhere")).unwrap_err();
-        assert!(err.to_string().starts_with("cannot open project folder /no/such/folder/anywhere"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("cannot open project folder /no/such/folder/anywhere"),
+            "{err}"
+        );
     }
 }

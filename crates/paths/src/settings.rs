@@ -161,10 +161,17 @@ impl Settings {
             let Some(path) = path else { continue };
             match read_object(path) {
                 Ok(Some(values)) => {
-                    settings.files.push(SettingsFile { source, path: path.clone(), values });
+                    settings.files.push(SettingsFile {
+                        source,
+                        path: path.clone(),
+                        values,
+                    });
                 }
                 Ok(None) => {}
-                Err(message) => settings.warnings.push(SettingsWarning { path: path.clone(), message }),
+                Err(message) => settings.warnings.push(SettingsWarning {
+                    path: path.clone(),
+                    message,
+                }),
             }
         }
         settings
@@ -174,7 +181,10 @@ impl Settings {
     #[must_use]
     pub fn from_files(mut files: Vec<SettingsFile>) -> Self {
         files.sort_by_key(|f| f.source);
-        Settings { files, warnings: Vec::new() }
+        Settings {
+            files,
+            warnings: Vec::new(),
+        }
     }
 
     /// The value of a top-level key from the highest-precedence file that
@@ -237,7 +247,11 @@ mod tests {
         assert_eq!(settings.files()[0].source, SettingsSource::User);
         let warned: Vec<_> = settings.warnings.iter().map(|w| w.path.clone()).collect();
         assert_eq!(warned, [bad, list, dir.path().to_owned()]);
-        assert!(settings.warnings[0].message.starts_with("settings are not valid JSON"));
+        assert!(
+            settings.warnings[0]
+                .message
+                .starts_with("settings are not valid JSON")
+        );
         assert!(settings.warnings[0].to_string().contains("bad.json: "));
     }
 
@@ -254,7 +268,10 @@ mod tests {
             file(SettingsSource::Local, r#"{"other": 1}"#),
         ]);
         let (f, v) = settings.find("k", |_| true).unwrap();
-        assert_eq!((f.source, v.as_str()), (SettingsSource::Project, Some("project")));
+        assert_eq!(
+            (f.source, v.as_str()),
+            (SettingsSource::Project, Some("project"))
+        );
         let (f, _) = settings.find("k", SettingsSource::is_trusted).unwrap();
         assert_eq!(f.source, SettingsSource::User);
         assert!(settings.find("missing", |_| true).is_none());

@@ -65,8 +65,11 @@ pub fn project_slug(root: &str) -> String {
 /// A 32-bit string hash over UTF-16 code units: `h = h * 31 + unit`,
 /// wrapping.
 fn string_hash(text: &str) -> i32 {
-    text.encode_utf16()
-        .fold(0i32, |h, unit| h.wrapping_shl(5).wrapping_sub(h).wrapping_add(i32::from(unit)))
+    text.encode_utf16().fold(0i32, |h, unit| {
+        h.wrapping_shl(5)
+            .wrapping_sub(h)
+            .wrapping_add(i32::from(unit))
+    })
 }
 
 fn base36(mut n: u64) -> String {
@@ -113,7 +116,10 @@ mod tests {
         let hash = base36(i64::from(string_hash(&root)).unsigned_abs());
         assert_eq!(slug, format!("{}-{hash}", &sanitize_path(&root)[..200]));
         // Two long roots that share the first 200 characters differ.
-        assert_ne!(project_slug(&format!("{root}a")), project_slug(&format!("{root}b")));
+        assert_ne!(
+            project_slug(&format!("{root}a")),
+            project_slug(&format!("{root}b"))
+        );
         // Exactly 200 characters stay whole.
         let edge = format!("/{}", "x".repeat(199));
         assert_eq!(project_slug(&edge), sanitize_path(&edge));

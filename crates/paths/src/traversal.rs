@@ -80,10 +80,12 @@ impl fmt::Display for TraversalReason {
         match self {
             TraversalReason::Empty => f.write_str("the key is empty"),
             TraversalReason::NulByte => f.write_str("the key contains a NUL byte"),
-            TraversalReason::ControlCharacter => f.write_str("the key contains a control character"),
-            TraversalReason::PercentEncoded => {
-                f.write_str("the key percent-encodes a path character (., /, \\, %, NUL) or invalid UTF-8")
+            TraversalReason::ControlCharacter => {
+                f.write_str("the key contains a control character")
             }
+            TraversalReason::PercentEncoded => f.write_str(
+                "the key percent-encodes a path character (., /, \\, %, NUL) or invalid UTF-8",
+            ),
             TraversalReason::UnicodeLookalike => {
                 f.write_str("the key contains a character that normalises (NFKC) to ., /, \\ or :")
             }
@@ -95,15 +97,46 @@ impl fmt::Display for TraversalReason {
             TraversalReason::DotSegment => f.write_str("the key has a '.' segment"),
             TraversalReason::DotDotSegment => f.write_str("the key has a '..' segment"),
             TraversalReason::TooLong => f.write_str("a path segment is longer than 255 bytes"),
-            TraversalReason::OutsideTeamFolder => f.write_str("the path is outside the team folder"),
+            TraversalReason::OutsideTeamFolder => {
+                f.write_str("the path is outside the team folder")
+            }
             TraversalReason::EscapesViaSymlink => {
                 f.write_str("the path leaves the team folder through a symbolic link")
             }
-            TraversalReason::DanglingSymlink => f.write_str("a symbolic link on the path points to nothing"),
+            TraversalReason::DanglingSymlink => {
+                f.write_str("a symbolic link on the path points to nothing")
+            }
             TraversalReason::SymlinkLoop => f.write_str("symbolic links on the path form a loop"),
             TraversalReason::Unverifiable(kind) => {
                 write!(f, "containment could not be verified ({kind}); refused")
             }
+        }
+    }
+}
+
+impl TraversalReason {
+    /// A stable kebab-case identifier of the rule, for JSON output.
+    #[must_use]
+    pub fn code(self) -> &'static str {
+        match self {
+            TraversalReason::Empty => "empty",
+            TraversalReason::NulByte => "nul-byte",
+            TraversalReason::ControlCharacter => "control-character",
+            TraversalReason::PercentEncoded => "percent-encoded",
+            TraversalReason::UnicodeLookalike => "unicode-lookalike",
+            TraversalReason::Backslash => "backslash",
+            TraversalReason::Absolute => "absolute",
+            TraversalReason::DriveLetter => "drive-letter",
+            TraversalReason::Unc => "unc",
+            TraversalReason::EmptySegment => "empty-segment",
+            TraversalReason::DotSegment => "dot-segment",
+            TraversalReason::DotDotSegment => "dot-dot-segment",
+            TraversalReason::TooLong => "too-long",
+            TraversalReason::OutsideTeamFolder => "outside-team-folder",
+            TraversalReason::EscapesViaSymlink => "escapes-via-symlink",
+            TraversalReason::DanglingSymlink => "dangling-symlink",
+            TraversalReason::SymlinkLoop => "symlink-loop",
+            TraversalReason::Unverifiable(_) => "unverifiable",
         }
     }
 }
@@ -126,11 +159,16 @@ const PATH_CHARS: [char; 4] = ['.', '/', '\\', ':'];
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn validate_team_mem_key(key: &str, team_dir: &Path) -> Result<PathBuf, PathTraversalError> {
-    check_key_text(key).map_err(|reason| PathTraversalError { input: key.to_owned(), reason })?;
+    check_key_text(key).map_err(|reason| PathTraversalError {
+        input: key.to_owned(),
+        reason,
+    })?;
     let key_nfc = normalize_team_mem_key(key);
-    validate_team_mem_write_path(&team_dir.join(key_nfc), team_dir).map_err(|mut e| {
-        e.input = key.to_owned();
-        e
+    validate_team_mem_write_path(&team_dir.join(key_nfc), team_dir).map_err(|e| {
+        PathTraversalError {
+            input: key.to_owned(),
+            reason: e.reason,
+        }
     })
 }
 
@@ -232,7 +270,10 @@ fn check_lookalikes(key: &str) -> Result<(), TraversalReason> {
     }
     let normalized: String = key.nfkc().collect();
     let count = |s: &str, c: char| s.chars().filter(|&x| x == c).count();
-    if PATH_CHARS.iter().any(|&c| count(&normalized, c) > count(key, c)) {
+    if PATH_CHARS
+        .iter()
+        .any(|&c| count(&normalized, c) > count(key, c))
+    {
         return Err(TraversalReason::UnicodeLookalike);
     }
     Ok(())
@@ -251,7 +292,10 @@ fn check_lookalikes(key: &str) -> Result<(), TraversalReason> {
 ///
 /// Relative paths are taken relative to the working directory. Returns the
 /// lexically normalised path.
-pub fn validate_team_mem_write_path(path: &Path, team_dir: &Path) -> Result<PathBuf, PathTraversalError> {
+pub fn validate_team_mem_write_path(
+    path: &Path,
+    team_dir: &Path,
+) -> Result<PathBuf, PathTraversalError> {
     validate_write_path_with(&RealFs, path, team_dir)
 }
 
@@ -260,7 +304,10 @@ pub(crate) fn validate_write_path_with(
     path: &Path,
     team_dir: &Path,
 ) -> Result<PathBuf, PathTraversalError> {
-    let error = |reason| PathTraversalError { input: path.display().to_string(), reason };
+    let error = |reason| PathTraversalError {
+        input: path.display().to_string(),
+        reason,
+    };
     let absolute = |p: &Path| {
         std::path::absolute(p).map_err(|e| error(TraversalReason::Unverifiable(e.kind())))
     };
@@ -312,12 +359,23 @@ impl FsProbe for RealFs {
 
 /// `ELOOP`, which `std` does not name as a stable error kind.
 fn is_loop(e: &io::Error) -> bool {
-    let eloop = if cfg!(any(target_os = "macos", target_os = "ios", target_os = "freebsd")) { 62 } else { 40 };
+    let eloop = if cfg!(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd"
+    )) {
+        62
+    } else {
+        40
+    };
     cfg!(unix) && e.raw_os_error() == Some(eloop)
 }
 
 pub(crate) fn realpath_with(fs: &impl FsProbe, path: &Path) -> Result<PathBuf, PathTraversalError> {
-    let error = |reason| PathTraversalError { input: path.display().to_string(), reason };
+    let error = |reason| PathTraversalError {
+        input: path.display().to_string(),
+        reason,
+    };
     let mut current = path.to_owned();
     let mut missing: Vec<OsString> = Vec::new();
     loop {
@@ -344,7 +402,11 @@ pub(crate) fn realpath_with(fs: &impl FsProbe, path: &Path) -> Result<PathBuf, P
                 missing.push(name.to_owned());
                 current = parent.to_owned();
             }
-            _ => return Err(error(TraversalReason::Unverifiable(io::ErrorKind::NotFound))),
+            _ => {
+                return Err(error(TraversalReason::Unverifiable(
+                    io::ErrorKind::NotFound,
+                )));
+            }
         }
     }
 }

@@ -74,7 +74,12 @@ pub fn validate_memory_path(
     expand_tilde: bool,
     home: Option<&Path>,
 ) -> Result<PathBuf, InvalidMemoryPath> {
-    let reject = |reason| Err(InvalidMemoryPath { raw: raw.to_owned(), reason });
+    let reject = |reason| {
+        Err(InvalidMemoryPath {
+            raw: raw.to_owned(),
+            reason,
+        })
+    };
     if raw.is_empty() {
         return reject(MemoryPathReason::Empty);
     }
@@ -114,7 +119,10 @@ pub fn validate_memory_path(
 /// `C:`, `C:\` or `C:/`, alone.
 fn is_drive_root(raw: &str) -> bool {
     let b = raw.as_bytes();
-    b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && raw[2..].chars().all(|c| c == '\\' || c == '/')
+    b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && raw[2..].chars().all(|c| c == '\\' || c == '/')
 }
 
 /// Applies `.` and `..` components without touching the disk; `..` above
@@ -182,10 +190,15 @@ mod tests {
     #[test]
     fn tilde_is_literal_without_expansion_and_needs_a_home() {
         assert_eq!(
-            validate_memory_path("~/m", false, Some(Path::new("/home/me"))).unwrap_err().reason,
+            validate_memory_path("~/m", false, Some(Path::new("/home/me")))
+                .unwrap_err()
+                .reason,
             MemoryPathReason::Relative
         );
-        assert_eq!(validate_memory_path("~/m", true, None).unwrap_err().reason, MemoryPathReason::NoHome);
+        assert_eq!(
+            validate_memory_path("~/m", true, None).unwrap_err().reason,
+            MemoryPathReason::NoHome
+        );
     }
 
     #[test]

@@ -39,7 +39,11 @@ fn a_folder_instead_of_a_file() {
 
 #[test]
 fn usage_errors() {
-    check(&["index", "check"], 2, "memdir index check --help");
+    check(
+        &["index", "check", "--no-such"],
+        2,
+        "memdir index check --help",
+    );
     check(&["index", "check", "a", "b"], 2, "unexpected argument 'b'");
     check(&["frobnicate"], 2, "unrecognized subcommand 'frobnicate'");
     check(&["--no-such-flag", "index"], 2, "--no-such-flag");

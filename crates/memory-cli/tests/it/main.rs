@@ -4,6 +4,7 @@
 
 mod errors;
 mod golden;
+mod paths;
 mod readme;
 
 use std::path::{Path, PathBuf};
@@ -23,9 +24,38 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    Command::new(env!("CARGO_BIN_EXE_memdir"))
-        .args(args)
-        .current_dir(root())
+    memdir_in(&root(), &[], args)
+}
+
+/// Variables that steer memdir; tests start without any of them.
+const MEMDIR_VARS: [&str; 8] = [
+    "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+    "CLAUDE_CODE_SIMPLE",
+    "CLAUDE_CODE_REMOTE",
+    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+    "MEMDIR_TEAM",
+    "HOME",
+];
+
+/// Runs `memdir` in `dir` with only the given memdir variables set (plus
+/// `HOME` pointing to a folder that does not exist unless given).
+fn memdir_in<I, S>(dir: &Path, vars: &[(&str, &str)], args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdir"));
+    for var in MEMDIR_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", "/nonexistent-memdir-test-home");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    cmd.args(args)
+        .current_dir(dir)
         .output()
         .expect("run memdir")
 }

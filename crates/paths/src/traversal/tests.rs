@@ -71,40 +71,64 @@ fn reason(fs: &FakeFs, path: &str) -> Result<PathBuf, TraversalReason> {
 #[test]
 fn missing_tail_is_re_appended() {
     let fs = FakeFs::default().real("/").real("/team");
-    assert_eq!(reason(&fs, "/team/a/b.md"), Ok(PathBuf::from("/team/a/b.md")));
+    assert_eq!(
+        reason(&fs, "/team/a/b.md"),
+        Ok(PathBuf::from("/team/a/b.md"))
+    );
 }
 
 #[test]
 fn permission_denied_fails_closed() {
-    let fs = FakeFs::default().real("/").fails("/team/private", io::ErrorKind::PermissionDenied);
+    let fs = FakeFs::default()
+        .real("/")
+        .fails("/team/private", io::ErrorKind::PermissionDenied);
     assert_eq!(
         reason(&fs, "/team/private/x.md"),
-        Err(TraversalReason::Unverifiable(io::ErrorKind::PermissionDenied))
+        Err(TraversalReason::Unverifiable(
+            io::ErrorKind::PermissionDenied
+        ))
     );
 }
 
 #[test]
 fn io_errors_fail_closed() {
-    let fs = FakeFs::default().real("/").fails("/team/x.md", io::ErrorKind::Other);
-    assert_eq!(reason(&fs, "/team/x.md"), Err(TraversalReason::Unverifiable(io::ErrorKind::Other)));
-    // An lstat that fails for another reason than "not found" also refuses.
-    let fs = FakeFs::default().real("/").lstat_fails("/team/x.md", Fault::Kind(io::ErrorKind::PermissionDenied));
+    let fs = FakeFs::default()
+        .real("/")
+        .fails("/team/x.md", io::ErrorKind::Other);
     assert_eq!(
         reason(&fs, "/team/x.md"),
-        Err(TraversalReason::Unverifiable(io::ErrorKind::PermissionDenied))
+        Err(TraversalReason::Unverifiable(io::ErrorKind::Other))
+    );
+    // An lstat that fails for another reason than "not found" also refuses.
+    let fs = FakeFs::default()
+        .real("/")
+        .lstat_fails("/team/x.md", Fault::Kind(io::ErrorKind::PermissionDenied));
+    assert_eq!(
+        reason(&fs, "/team/x.md"),
+        Err(TraversalReason::Unverifiable(
+            io::ErrorKind::PermissionDenied
+        ))
     );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn eloop_from_lstat_is_a_loop() {
-    let fs = FakeFs::default().real("/").lstat_fails("/team/x.md", Fault::Os(40));
+    let fs = FakeFs::default()
+        .real("/")
+        .lstat_fails("/team/x.md", Fault::Os(40));
     assert_eq!(reason(&fs, "/team/x.md"), Err(TraversalReason::SymlinkLoop));
 }
 
 #[test]
 fn write_path_check_refuses_when_the_team_folder_cannot_be_resolved() {
-    let fs = FakeFs::default().real("/").fails("/team", io::ErrorKind::PermissionDenied);
-    let err = validate_write_path_with(&fs, Path::new("/team/a.md"), Path::new("/team")).unwrap_err();
-    assert_eq!(err.reason, TraversalReason::Unverifiable(io::ErrorKind::PermissionDenied));
+    let fs = FakeFs::default()
+        .real("/")
+        .fails("/team", io::ErrorKind::PermissionDenied);
+    let err =
+        validate_write_path_with(&fs, Path::new("/team/a.md"), Path::new("/team")).unwrap_err();
+    assert_eq!(
+        err.reason,
+        TraversalReason::Unverifiable(io::ErrorKind::PermissionDenied)
+    );
 }

@@ -68,7 +68,10 @@ const HOSTILE: &[(&str, TraversalReason)] = &[
     ("C\u{ff1a}x.md", UnicodeLookalike),
     ("a\u{fe68}b.md", UnicodeLookalike),
     // Too long a segment.
-    ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md", TooLong),
+    (
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md",
+        TooLong,
+    ),
 ];
 
 /// Keys that look odd but are harmless and must pass.
@@ -108,7 +111,9 @@ fn every_hostile_key_is_rejected_for_its_reason() {
     for &(key, reason) in HOSTILE {
         match validate_team_mem_key(key, team.path()) {
             Ok(path) => wrong.push(format!("{key:?} was accepted as {}", path.display())),
-            Err(e) if e.reason != reason => wrong.push(format!("{key:?}: {:?}, expected {reason:?}", e.reason)),
+            Err(e) if e.reason != reason => {
+                wrong.push(format!("{key:?}: {:?}, expected {reason:?}", e.reason));
+            }
             Err(e) => {
                 assert_eq!(e.input, key);
                 assert!(!e.to_string().contains('\n'), "one-line message: {e}");
@@ -126,7 +131,11 @@ fn benign_keys_pass_and_stay_inside() {
     for key in BENIGN {
         let path = validate_team_mem_key(key, team.path())
             .unwrap_or_else(|e| panic!("{key:?} was rejected: {e}"));
-        assert!(path.starts_with(team.path()), "{key:?} -> {}", path.display());
+        assert!(
+            path.starts_with(team.path()),
+            "{key:?} -> {}",
+            path.display()
+        );
     }
 }
 

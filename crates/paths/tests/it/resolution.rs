@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use memdir_paths::{
-    AutoMemPathSource, EnabledBy, Environment, PathResolver, PathsError, Resolution, SettingsSource,
-    TeamEnabledBy, project_slug,
+    AutoMemPathSource, EnabledBy, Environment, PathResolver, PathsError, Resolution,
+    SettingsSource, TeamEnabledBy, project_slug,
 };
 
 /// A home folder and a project folder, each in its own temporary folder.
@@ -24,7 +24,11 @@ impl World {
         let (home, project) = (root.join("home/me"), root.join("src/app"));
         fs::create_dir_all(&home).unwrap();
         fs::create_dir_all(&project).unwrap();
-        World { _tmp: tmp, home, project }
+        World {
+            _tmp: tmp,
+            home,
+            project,
+        }
     }
 
     fn env(&self) -> Environment {
@@ -47,12 +51,18 @@ impl World {
     }
 
     fn resolve(&self, env: Environment) -> Arc<Resolution> {
-        PathResolver::new(env).with_managed_settings(None).resolve(&self.project).unwrap()
+        PathResolver::new(env)
+            .with_managed_settings(None)
+            .resolve(&self.project)
+            .unwrap()
     }
 
     fn default_memory(&self) -> PathBuf {
         let slug = project_slug(&self.project.to_string_lossy());
-        PathBuf::from(format!("{}/.claude/projects/{slug}/memory/", self.home.display()))
+        PathBuf::from(format!(
+            "{}/.claude/projects/{slug}/memory/",
+            self.home.display()
+        ))
     }
 }
 
@@ -70,10 +80,16 @@ fn defaults() {
     assert_eq!(r.auto_mem_path, w.default_memory());
     assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Default);
     assert!(r.auto_mem_path.to_string_lossy().ends_with('/'));
-    assert_eq!((r.team_enabled, r.team_enabled_by), (false, TeamEnabledBy::Default));
+    assert_eq!(
+        (r.team_enabled, r.team_enabled_by),
+        (false, TeamEnabledBy::Default)
+    );
     assert_eq!(r.team_mem_path(), w.default_memory().join("team/"));
     assert!(r.team_mem_path().to_string_lossy().ends_with("/team/"));
-    assert_eq!(r.team_entrypoint(), w.default_memory().join("team/MEMORY.md"));
+    assert_eq!(
+        r.team_entrypoint(),
+        w.default_memory().join("team/MEMORY.md")
+    );
     assert_eq!(r.entrypoint(), w.default_memory().join("MEMORY.md"));
     assert_eq!(
         r.daily_log_path(jiff::civil::date(2026, 11, 29)),
@@ -88,30 +104,56 @@ fn enablement_rules_in_priority_order() {
     w.user_settings(r#"{"autoMemoryEnabled": false}"#);
     let check = |env: Environment, enabled: bool, by: EnabledBy| {
         let r = w.resolve(env.clone());
-        assert_eq!((r.enablement.enabled, &r.enablement.by), (enabled, &by), "{env:?}");
+        assert_eq!(
+            (r.enablement.enabled, &r.enablement.by),
+            (enabled, &by),
+            "{env:?}"
+        );
     };
     let env = || w.env();
     // Rule 4 applies when nothing above does.
     check(env(), false, EnabledBy::Settings(SettingsSource::User));
     // Rule 1 both ways, overriding everything below.
-    check(env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1"), false, EnabledBy::DisableEnv);
-    check(env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "TRUE"), false, EnabledBy::DisableEnv);
     check(
-        env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0").with_var("CLAUDE_CODE_SIMPLE", "1"),
+        env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1"),
+        false,
+        EnabledBy::DisableEnv,
+    );
+    check(
+        env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "TRUE"),
+        false,
+        EnabledBy::DisableEnv,
+    );
+    check(
+        env()
+            .with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0")
+            .with_var("CLAUDE_CODE_SIMPLE", "1"),
         true,
         EnabledBy::DisableEnv,
     );
-    check(env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "false"), true, EnabledBy::DisableEnv);
+    check(
+        env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "false"),
+        true,
+        EnabledBy::DisableEnv,
+    );
     // Anything else falls through.
     check(
-        env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "maybe").with_var("CLAUDE_CODE_SIMPLE", "1"),
+        env()
+            .with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "maybe")
+            .with_var("CLAUDE_CODE_SIMPLE", "1"),
         false,
         EnabledBy::SimpleMode,
     );
     // Rule 3, and persistent storage lifting it.
-    check(env().with_var("CLAUDE_CODE_REMOTE", "true"), false, EnabledBy::RemoteWithoutStorage);
     check(
-        env().with_var("CLAUDE_CODE_REMOTE", "true").with_var("CLAUDE_CODE_REMOTE_MEMORY_DIR", "/data"),
+        env().with_var("CLAUDE_CODE_REMOTE", "true"),
+        false,
+        EnabledBy::RemoteWithoutStorage,
+    );
+    check(
+        env()
+            .with_var("CLAUDE_CODE_REMOTE", "true")
+            .with_var("CLAUDE_CODE_REMOTE_MEMORY_DIR", "/data"),
         false,
         EnabledBy::Settings(SettingsSource::User),
     );
@@ -125,20 +167,36 @@ fn rule_five_is_the_default_and_bad_values_are_warned() {
     let w = World::new();
     w.user_settings(r#"{"autoMemoryEnabled": "no"}"#);
     let r = w.resolve(w.env());
-    assert_eq!((r.enablement.enabled, &r.enablement.by), (true, &EnabledBy::Default));
+    assert_eq!(
+        (r.enablement.enabled, &r.enablement.by),
+        (true, &EnabledBy::Default)
+    );
     assert_eq!(r.warnings.len(), 1);
-    assert!(r.warnings[0].contains("autoMemoryEnabled is \"no\""), "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].contains("autoMemoryEnabled is \"no\""),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[test]
 fn committed_project_settings_never_choose_the_memory_folder() {
     let w = World::new();
     let ssh = w.home.join(".ssh");
-    w.project_settings(&format!(r#"{{"autoMemoryDirectory": "{}"}}"#, ssh.display()));
+    w.project_settings(&format!(
+        r#"{{"autoMemoryDirectory": "{}"}}"#,
+        ssh.display()
+    ));
     let r = w.resolve(w.env());
     assert_eq!(r.auto_mem_path, w.default_memory());
     assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Default);
-    assert!(r.warnings.iter().any(|m| m.contains("ignored in the committed project settings")), "{:?}", r.warnings);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|m| m.contains("ignored in the committed project settings")),
+        "{:?}",
+        r.warnings
+    );
     // `~/` from the project file is just as ignored.
     w.project_settings(r#"{"autoMemoryDirectory": "~/.ssh"}"#);
     assert_eq!(w.resolve(w.env()).auto_mem_path, w.default_memory());
@@ -150,12 +208,18 @@ fn trusted_sources_choose_in_precedence_order() {
     w.user_settings(r#"{"autoMemoryDirectory": "~/mem-user"}"#);
     let r = w.resolve(w.env());
     assert_eq!(r.auto_mem_path, w.home.join("mem-user/"));
-    assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Settings(SettingsSource::User));
+    assert_eq!(
+        r.auto_mem_path_source,
+        AutoMemPathSource::Settings(SettingsSource::User)
+    );
 
     w.local_settings(r#"{"autoMemoryDirectory": "/srv/mem-local"}"#);
     let r = w.resolve(w.env());
     assert_eq!(r.auto_mem_path, PathBuf::from("/srv/mem-local/"));
-    assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Settings(SettingsSource::Local));
+    assert_eq!(
+        r.auto_mem_path_source,
+        AutoMemPathSource::Settings(SettingsSource::Local)
+    );
 
     let flag = w.home.join("flag.json");
     write(&flag, r#"{"autoMemoryDirectory": "/srv/mem-flag"}"#);
@@ -164,7 +228,10 @@ fn trusted_sources_choose_in_precedence_order() {
         .with_settings_file(Some(flag.clone()))
         .resolve(&w.project)
         .unwrap();
-    assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Settings(SettingsSource::Flag));
+    assert_eq!(
+        r.auto_mem_path_source,
+        AutoMemPathSource::Settings(SettingsSource::Flag)
+    );
 
     let managed = w.home.join("managed.json");
     write(&managed, r#"{"autoMemoryDirectory": "/srv/mem-managed"}"#);
@@ -174,10 +241,16 @@ fn trusted_sources_choose_in_precedence_order() {
         .resolve(&w.project)
         .unwrap();
     assert_eq!(r.auto_mem_path, PathBuf::from("/srv/mem-managed/"));
-    assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Settings(SettingsSource::Managed));
+    assert_eq!(
+        r.auto_mem_path_source,
+        AutoMemPathSource::Settings(SettingsSource::Managed)
+    );
 
     // The environment override beats every settings file.
-    let r = w.resolve(w.env().with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "/srv/mem-env"));
+    let r = w.resolve(
+        w.env()
+            .with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "/srv/mem-env"),
+    );
     assert_eq!(r.auto_mem_path, PathBuf::from("/srv/mem-env/"));
     assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Env);
 }
@@ -190,12 +263,22 @@ fn invalid_overrides_fall_through_with_a_warning() {
     let r = w.resolve(w.env().with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "/"));
     assert_eq!(r.auto_mem_path, w.home.join("ok/"));
     assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
-    assert!(r.warnings[0].starts_with("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: memory path \"/\" rejected"));
-    assert!(r.warnings[1].contains("settings.local.json: autoMemoryDirectory: memory path \"relative/path\" rejected"));
+    assert!(
+        r.warnings[0].starts_with("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: memory path \"/\" rejected")
+    );
+    assert!(r.warnings[1].contains(
+        "settings.local.json: autoMemoryDirectory: memory path \"relative/path\" rejected"
+    ));
     // The home folder itself is refused too, and `~` is not expanded in the
     // environment override.
-    let r = w.resolve(w.env().with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "~/x"));
-    assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Settings(SettingsSource::User));
+    let r = w.resolve(
+        w.env()
+            .with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "~/x"),
+    );
+    assert_eq!(
+        r.auto_mem_path_source,
+        AutoMemPathSource::Settings(SettingsSource::User)
+    );
     w.user_settings(r#"{"autoMemoryDirectory": "~"}"#);
     w.local_settings("{}");
     let r = w.resolve(w.env());
@@ -206,19 +289,31 @@ fn invalid_overrides_fall_through_with_a_warning() {
 fn config_dir_moves_the_base() {
     let w = World::new();
     let base = w.home.join("alt-config");
-    let r = w.resolve(w.env().with_var("CLAUDE_CONFIG_DIR", base.to_string_lossy()));
+    let r = w.resolve(
+        w.env()
+            .with_var("CLAUDE_CONFIG_DIR", base.to_string_lossy()),
+    );
     assert_eq!(r.base, base);
     assert!(r.auto_mem_path.starts_with(base.join("projects")));
     // User settings are read from the new base.
-    write(&base.join("settings.json"), r#"{"autoMemoryEnabled": false}"#);
-    let r = w.resolve(w.env().with_var("CLAUDE_CONFIG_DIR", base.to_string_lossy()));
+    write(
+        &base.join("settings.json"),
+        r#"{"autoMemoryEnabled": false}"#,
+    );
+    let r = w.resolve(
+        w.env()
+            .with_var("CLAUDE_CONFIG_DIR", base.to_string_lossy()),
+    );
     assert_eq!(r.enablement.by, EnabledBy::Settings(SettingsSource::User));
 }
 
 #[test]
 fn no_home_and_no_config_dir_is_an_error() {
     let w = World::new();
-    let err = PathResolver::new(Environment::new()).with_managed_settings(None).resolve(&w.project).unwrap_err();
+    let err = PathResolver::new(Environment::new())
+        .with_managed_settings(None)
+        .resolve(&w.project)
+        .unwrap_err();
     assert!(matches!(err, PathsError::NoHome), "{err}");
 }
 
@@ -226,27 +321,48 @@ fn no_home_and_no_config_dir_is_an_error() {
 fn team_enablement() {
     let w = World::new();
     let r = w.resolve(w.env().with_var("MEMDIR_TEAM", "1"));
-    assert_eq!((r.team_enabled, r.team_enabled_by), (true, TeamEnabledBy::Env));
+    assert_eq!(
+        (r.team_enabled, r.team_enabled_by),
+        (true, TeamEnabledBy::Env)
+    );
     w.project_settings(r#"{"teamMemoryEnabled": true}"#);
     let r = w.resolve(w.env());
-    assert_eq!((r.team_enabled, r.team_enabled_by), (true, TeamEnabledBy::Settings(SettingsSource::Project)));
-    let r = w.resolve(w.env().with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1").with_var("MEMDIR_TEAM", "1"));
-    assert_eq!((r.team_enabled, r.team_enabled_by), (false, TeamEnabledBy::AutoMemoryOff));
+    assert_eq!(
+        (r.team_enabled, r.team_enabled_by),
+        (true, TeamEnabledBy::Settings(SettingsSource::Project))
+    );
+    let r = w.resolve(
+        w.env()
+            .with_var("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+            .with_var("MEMDIR_TEAM", "1"),
+    );
+    assert_eq!(
+        (r.team_enabled, r.team_enabled_by),
+        (false, TeamEnabledBy::AutoMemoryOff)
+    );
 }
 
 #[test]
 fn explicit_memory_dir_skips_the_chain_but_not_validation() {
     let w = World::new();
     let resolver = |dir: &str| {
-        PathResolver::new(w.env().with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "/srv/env"))
-            .with_managed_settings(None)
-            .with_memory_dir(Some(PathBuf::from(dir)))
+        PathResolver::new(
+            w.env()
+                .with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "/srv/env"),
+        )
+        .with_managed_settings(None)
+        .with_memory_dir(Some(PathBuf::from(dir)))
     };
     let r = resolver("/srv/explicit").resolve(&w.project).unwrap();
-    assert_eq!((r.auto_mem_path.clone(), r.auto_mem_path_source), (PathBuf::from("/srv/explicit/"), AutoMemPathSource::Explicit));
+    assert_eq!(
+        (r.auto_mem_path.clone(), r.auto_mem_path_source),
+        (PathBuf::from("/srv/explicit/"), AutoMemPathSource::Explicit)
+    );
     let err = resolver("/").resolve(&w.project).unwrap_err();
     assert!(matches!(err, PathsError::InvalidMemoryDir(_)), "{err}");
-    let err = resolver(&w.home.to_string_lossy()).resolve(&w.project).unwrap_err();
+    let err = resolver(&w.home.to_string_lossy())
+        .resolve(&w.project)
+        .unwrap_err();
     assert!(err.to_string().contains("home folder"), "{err}");
 }
 
@@ -265,7 +381,10 @@ fn resolution_is_memoised_per_project() {
     assert!(Arc::ptr_eq(&first, &again));
     assert!(again.enablement.enabled);
     // A fresh resolver sees the change.
-    let fresh = PathResolver::new(w.env()).with_managed_settings(None).resolve(&w.project).unwrap();
+    let fresh = PathResolver::new(w.env())
+        .with_managed_settings(None)
+        .resolve(&w.project)
+        .unwrap();
     assert!(!fresh.enablement.enabled);
 }
 
@@ -276,7 +395,11 @@ fn invalid_settings_files_are_named_in_warnings() {
     let r = w.resolve(w.env());
     assert!(r.enablement.enabled);
     assert_eq!(r.warnings.len(), 1);
-    assert!(r.warnings[0].contains("settings.local.json: settings are not valid JSON"), "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].contains("settings.local.json: settings are not valid JSON"),
+        "{:?}",
+        r.warnings
+    );
 }
 
 /// With git installed, a real `git worktree add` maps to the main
@@ -286,7 +409,14 @@ fn real_git_worktrees_share_one_memory_folder() {
     let w = World::new();
     let git = |args: &[&str], dir: &Path| {
         std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
             .args(args)
             .current_dir(dir)
             .output()
@@ -301,9 +431,16 @@ fn real_git_worktrees_share_one_memory_folder() {
     git(&["commit", "-q", "--allow-empty", "-m", "init"], &w.project).unwrap();
     let wt = w.project.parent().unwrap().join("app-feature");
     let out = git(&["worktree", "add", "-q", wt.to_str().unwrap()], &w.project).unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let main = w.resolve(w.env());
-    let linked = PathResolver::new(w.env()).with_managed_settings(None).resolve(&wt).unwrap();
+    let linked = PathResolver::new(w.env())
+        .with_managed_settings(None)
+        .resolve(&wt)
+        .unwrap();
     assert_eq!(linked.project.canonical, w.project);
     assert_eq!(linked.project.work_tree, fs::canonicalize(&wt).unwrap());
     assert_eq!(linked.auto_mem_path, main.auto_mem_path);

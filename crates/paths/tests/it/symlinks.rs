@@ -24,7 +24,11 @@ fn layout() -> Layout {
     for dir in [&team, &root.join("memory/team2"), &root.join("outside")] {
         fs::create_dir_all(dir).unwrap();
     }
-    Layout { _tmp: tmp, root, team }
+    Layout {
+        _tmp: tmp,
+        root,
+        team,
+    }
 }
 
 fn reason(path: &Path, team: &Path) -> Result<PathBuf, TraversalReason> {
@@ -34,31 +38,58 @@ fn reason(path: &Path, team: &Path) -> Result<PathBuf, TraversalReason> {
 #[test]
 fn the_team2_prefix_trap() {
     let l = layout();
-    assert_eq!(reason(&l.root.join("memory/team2/x.md"), &l.team), Err(TraversalReason::OutsideTeamFolder));
-    assert_eq!(reason(&l.root.join("memory/team/../team2/x.md"), &l.team), Err(TraversalReason::OutsideTeamFolder));
+    assert_eq!(
+        reason(&l.root.join("memory/team2/x.md"), &l.team),
+        Err(TraversalReason::OutsideTeamFolder)
+    );
+    assert_eq!(
+        reason(&l.root.join("memory/team/../team2/x.md"), &l.team),
+        Err(TraversalReason::OutsideTeamFolder)
+    );
     // Even spelled with a trailing separator on the folder.
     let team_slash = PathBuf::from(format!("{}/", l.team.display()));
-    assert_eq!(reason(&l.root.join("memory/team2/x.md"), &team_slash), Err(TraversalReason::OutsideTeamFolder));
+    assert_eq!(
+        reason(&l.root.join("memory/team2/x.md"), &team_slash),
+        Err(TraversalReason::OutsideTeamFolder)
+    );
     // The team folder itself is not a file inside it.
-    assert_eq!(reason(&l.team, &l.team), Err(TraversalReason::OutsideTeamFolder));
-    assert_eq!(reason(&l.team.join("ok/x.md"), &team_slash), Ok(l.team.join("ok/x.md")));
+    assert_eq!(
+        reason(&l.team, &l.team),
+        Err(TraversalReason::OutsideTeamFolder)
+    );
+    assert_eq!(
+        reason(&l.team.join("ok/x.md"), &team_slash),
+        Ok(l.team.join("ok/x.md"))
+    );
 }
 
 #[test]
 fn lexical_traversal_is_rejected_before_the_disk_is_asked() {
     let l = layout();
     let sneaky = l.team.join("a/../../../outside/x.md");
-    assert_eq!(reason(&sneaky, &l.team), Err(TraversalReason::OutsideTeamFolder));
+    assert_eq!(
+        reason(&sneaky, &l.team),
+        Err(TraversalReason::OutsideTeamFolder)
+    );
     // A `..` that stays inside is fine.
-    assert_eq!(reason(&l.team.join("a/../b.md"), &l.team), Ok(l.team.join("b.md")));
+    assert_eq!(
+        reason(&l.team.join("a/../b.md"), &l.team),
+        Ok(l.team.join("b.md"))
+    );
 }
 
 #[test]
 fn a_symlinked_folder_pointing_outside_escapes() {
     let l = layout();
     symlink(l.root.join("outside"), l.team.join("evil")).unwrap();
-    assert_eq!(reason(&l.team.join("evil/x.md"), &l.team), Err(TraversalReason::EscapesViaSymlink));
-    assert_eq!(reason(&l.team.join("evil/new/deeper.md"), &l.team), Err(TraversalReason::EscapesViaSymlink));
+    assert_eq!(
+        reason(&l.team.join("evil/x.md"), &l.team),
+        Err(TraversalReason::EscapesViaSymlink)
+    );
+    assert_eq!(
+        reason(&l.team.join("evil/new/deeper.md"), &l.team),
+        Err(TraversalReason::EscapesViaSymlink)
+    );
     // And a key through it is refused the same way.
     let err = validate_team_mem_key("evil/x.md", &l.team).unwrap_err();
     assert_eq!(err.reason, TraversalReason::EscapesViaSymlink);
@@ -69,10 +100,16 @@ fn a_symlinked_file_pointing_outside_escapes() {
     let l = layout();
     fs::write(l.root.join("outside/secret.txt"), "x").unwrap();
     symlink(l.root.join("outside/secret.txt"), l.team.join("note.md")).unwrap();
-    assert_eq!(reason(&l.team.join("note.md"), &l.team), Err(TraversalReason::EscapesViaSymlink));
+    assert_eq!(
+        reason(&l.team.join("note.md"), &l.team),
+        Err(TraversalReason::EscapesViaSymlink)
+    );
     // Through the team2 sibling as well.
     symlink(l.root.join("memory/team2"), l.team.join("sib")).unwrap();
-    assert_eq!(reason(&l.team.join("sib/x.md"), &l.team), Err(TraversalReason::EscapesViaSymlink));
+    assert_eq!(
+        reason(&l.team.join("sib/x.md"), &l.team),
+        Err(TraversalReason::EscapesViaSymlink)
+    );
 }
 
 #[test]
@@ -80,7 +117,10 @@ fn a_symlink_that_stays_inside_is_fine() {
     let l = layout();
     fs::create_dir_all(l.team.join("real")).unwrap();
     symlink(l.team.join("real"), l.team.join("alias")).unwrap();
-    assert_eq!(reason(&l.team.join("alias/x.md"), &l.team), Ok(l.team.join("alias/x.md")));
+    assert_eq!(
+        reason(&l.team.join("alias/x.md"), &l.team),
+        Ok(l.team.join("alias/x.md"))
+    );
 }
 
 #[test]
@@ -95,12 +135,21 @@ fn a_symlinked_team_folder_is_compared_by_its_real_path() {
 fn dangling_symlinks_are_rejected() {
     let l = layout();
     symlink(l.root.join("outside/not-yet"), l.team.join("dangling.md")).unwrap();
-    assert_eq!(reason(&l.team.join("dangling.md"), &l.team), Err(TraversalReason::DanglingSymlink));
+    assert_eq!(
+        reason(&l.team.join("dangling.md"), &l.team),
+        Err(TraversalReason::DanglingSymlink)
+    );
     symlink(l.root.join("nowhere"), l.team.join("dir")).unwrap();
-    assert_eq!(reason(&l.team.join("dir/new.md"), &l.team), Err(TraversalReason::DanglingSymlink));
+    assert_eq!(
+        reason(&l.team.join("dir/new.md"), &l.team),
+        Err(TraversalReason::DanglingSymlink)
+    );
     // Even a dangling link whose target would be inside: it cannot be proven.
     symlink(l.team.join("missing-target.md"), l.team.join("inside.md")).unwrap();
-    assert_eq!(reason(&l.team.join("inside.md"), &l.team), Err(TraversalReason::DanglingSymlink));
+    assert_eq!(
+        reason(&l.team.join("inside.md"), &l.team),
+        Err(TraversalReason::DanglingSymlink)
+    );
 }
 
 #[test]
@@ -108,9 +157,15 @@ fn symlink_loops_are_rejected() {
     let l = layout();
     symlink(l.team.join("b"), l.team.join("a")).unwrap();
     symlink(l.team.join("a"), l.team.join("b")).unwrap();
-    assert_eq!(reason(&l.team.join("a/x.md"), &l.team), Err(TraversalReason::SymlinkLoop));
+    assert_eq!(
+        reason(&l.team.join("a/x.md"), &l.team),
+        Err(TraversalReason::SymlinkLoop)
+    );
     symlink(l.team.join("self"), l.team.join("self")).unwrap();
-    assert_eq!(reason(&l.team.join("self"), &l.team), Err(TraversalReason::SymlinkLoop));
+    assert_eq!(
+        reason(&l.team.join("self"), &l.team),
+        Err(TraversalReason::SymlinkLoop)
+    );
 }
 
 #[test]
@@ -118,7 +173,10 @@ fn a_file_where_a_folder_belongs_fails_closed() {
     let l = layout();
     fs::write(l.team.join("file.md"), "x").unwrap();
     let got = reason(&l.team.join("file.md/x.md"), &l.team);
-    assert!(matches!(got, Err(TraversalReason::Unverifiable(_))), "{got:?}");
+    assert!(
+        matches!(got, Err(TraversalReason::Unverifiable(_))),
+        "{got:?}"
+    );
 }
 
 #[test]
@@ -127,7 +185,10 @@ fn realpath_re_appends_the_missing_tail() {
     let deep = l.team.join("a/b/c.md");
     assert_eq!(realpath_deepest_existing(&deep).unwrap(), deep);
     symlink(l.root.join("outside"), l.team.join("o")).unwrap();
-    assert_eq!(realpath_deepest_existing(&l.team.join("o/new.md")).unwrap(), l.root.join("outside/new.md"));
+    assert_eq!(
+        realpath_deepest_existing(&l.team.join("o/new.md")).unwrap(),
+        l.root.join("outside/new.md")
+    );
 }
 
 #[test]

@@ -1,0 +1,62 @@
+//! What every command shares: the global options, and resolving the
+//! project's memory paths from them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use memdir_paths::{Environment, PathResolver, PathsError, Resolution};
+
+/// The global options of every command.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct GlobalArgs {
+    /// Print machine-readable JSON on stdout instead of text.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+
+    /// The project folder [default: the working directory]. Inside a git
+    /// repository the project is the repository, shared by all its
+    /// worktrees.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) project: Option<PathBuf>,
+
+    /// Use DIR as the auto memory folder, skipping the environment and
+    /// settings that would otherwise choose it.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) memory_dir: Option<PathBuf>,
+
+    /// An extra settings file, with the precedence of command-line settings
+    /// (above the user's and the project's, below managed settings).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub(crate) settings: Option<PathBuf>,
+}
+
+/// An input refused for safety: exit status 3 (SPEC R17.1).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Rejected(pub(crate) String);
+
+impl GlobalArgs {
+    /// Resolves the project's memory paths, printing any warning (an
+    /// invalid settings file, an ignored override) on stderr.
+    pub(crate) fn resolve(&self) -> anyhow::Result<Arc<Resolution>> {
+        let cwd = match &self.project {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().context("cannot read the working directory")?,
+        };
+        let resolver = PathResolver::new(Environment::from_process())
+            .with_settings_file(self.settings.clone())
+            .with_memory_dir(self.memory_dir.clone());
+        let resolution = match resolver.resolve(&cwd) {
+            Ok(r) => r,
+            Err(PathsError::InvalidMemoryDir(e)) => {
+                return Err(Rejected(format!("--memory-dir: {e}")).into());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        for warning in &resolution.warnings {
+            eprintln!("memdir: warning: {warning}");
+        }
+        Ok(resolution)
+    }
+}
