@@ -8,7 +8,9 @@
 //! never fails and never panics on any of them: it returns the fields it
 //! could read and a [`Diagnostic`] for each thing that was wrong.
 //!
-//! YAML itself is parsed by `gray_matter`'s YAML engine. The delimiter
+//! YAML itself is parsed by `gray_matter`'s YAML engine, except for the
+//! common block of plain `key: value` lines, which a fast path reads the
+//! same way YAML would (see `simple`). The delimiter
 //! handling is ours, because `gray_matter` does not see frontmatter behind a
 //! BOM, silently drops an unclosed block, and rewrites the body's line ends.
 
@@ -255,7 +257,11 @@ fn read_block(yaml: &str, parsed: &mut ParsedMemory) {
     if yaml.trim().is_empty() {
         return;
     }
-    match YAML::parse(yaml) {
+    let parsed_yaml = match simple::simple_block(yaml) {
+        Some(map) => Ok(Pod::Hash(map)),
+        None => YAML::parse(yaml),
+    };
+    match parsed_yaml {
         Ok(Pod::Hash(map)) => {
             let mut unknown: Vec<String> = map
                 .keys()
@@ -485,6 +491,8 @@ fn push_scalar(out: &mut String, value: &str) {
     }
     out.push('"');
 }
+
+mod simple;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,7 @@
+//! Integration tests of `memdir-prompt` through its public API.
+
+#![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
+
+mod golden;
+mod load;
+mod rules;

@@ -1,0 +1,198 @@
+//! One pass over a memory folder: the headers of the newest memories, a
+//! manifest for a model to choose from, and a diagnostic for every file
+//! that could not be used (SPEC R5).
+//!
+//! - [`scan_memory_dir`] — every `*.md` below the folder except each
+//!   folder's `MEMORY.md`, at most [`FRONTMATTER_MAX_LINES`] lines read per
+//!   file, the modification time taken from the same open file, newest
+//!   first, at most [`MAX_MEMORY_FILES`]. With more files than that, all
+//!   are stat'ed and only the newest are read. Cancellable through a
+//!   [`CancelToken`]; never fails because of one file.
+//! - [`MemoryHeader`] — what a scan knows of a memory.
+//! - [`format_manifest`] — one line per memory:
+//!   `- [type] filename (ISO-8601 UTC mtime): description`.
+//!
+//! ```
+//! use memdir_scan::{scan_memory_dir, format_manifest, CancelToken, ScanOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("MEMORY.md"), "- [Use pnpm](use-pnpm.md)\n")?;
+//! std::fs::write(
+//!     dir.path().join("use-pnpm.md"),
+//!     "---\nname: use-pnpm\ndescription: The repo uses pnpm, not npm\ntype: feedback\n---\nUse pnpm.\n",
+//! )?;
+//! let scan = scan_memory_dir(dir.path(), &ScanOptions::default(), &CancelToken::new())?;
+//! assert_eq!(scan.memories.len(), 1);
+//! assert!(format_manifest(&scan.memories).starts_with("- [feedback] use-pnpm.md ("));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod cancel;
+mod manifest;
+mod walk;
+
+use std::fmt;
+use std::path::PathBuf;
+
+pub use cancel::CancelToken;
+pub use manifest::{format_manifest, iso_utc};
+pub use walk::scan_memory_dir;
+
+use memdir_memtypes::MemoryType;
+
+/// At most this many memories are read by one scan: the newest.
+pub const MAX_MEMORY_FILES: usize = 200;
+/// At most this many lines of a file are read to parse its frontmatter.
+pub const FRONTMATTER_MAX_LINES: usize = 30;
+/// At most this many bytes of a file are read, however long its lines.
+pub const MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// What a scan knows of one memory (SPEC R5.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryHeader {
+    /// The path relative to the memory folder, `/`-separated.
+    pub filename: String,
+    /// The full path.
+    pub file_path: PathBuf,
+    /// Modification time, milliseconds since the Unix epoch.
+    pub mtime_ms: i64,
+    /// The frontmatter `name`, if any.
+    pub name: Option<String>,
+    /// The frontmatter `description`, if any.
+    pub description: Option<String>,
+    /// The memory type, if the frontmatter names a valid one.
+    pub memory_type: Option<MemoryType>,
+    /// The part of the body within the lines read: weaker evidence of what
+    /// the memory is about than its name and description.
+    pub body_head: String,
+}
+
+/// Options of a scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// At most this many memories are read (the newest).
+    pub max_files: usize,
+    /// At most this many lines are read per file.
+    pub max_lines: usize,
+    /// Subfolders (relative, `/`-separated) that are not scanned, such as
+    /// `team` when scanning the private scope in combined mode.
+    pub exclude: Vec<String>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            max_files: MAX_MEMORY_FILES,
+            max_lines: FRONTMATTER_MAX_LINES,
+            exclude: Vec::new(),
+        }
+    }
+}
+
+impl ScanOptions {
+    /// The private scope of combined mode: everything but `team/`, which is
+    /// scanned as its own scope.
+    #[must_use]
+    pub fn private_scope() -> Self {
+        ScanOptions {
+            exclude: vec!["team".to_owned()],
+            ..ScanOptions::default()
+        }
+    }
+}
+
+/// The result of a scan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// The memories read, newest first.
+    pub memories: Vec<MemoryHeader>,
+    /// Files that were skipped or read with trouble, in the order found.
+    pub diagnostics: Vec<ScanDiagnostic>,
+    /// How many memory files were found, including those beyond the cap.
+    pub total_files: usize,
+    /// Whether the scan stopped early because it was cancelled.
+    pub cancelled: bool,
+}
+
+/// A file that was skipped, or read with trouble.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanDiagnostic {
+    /// The file or folder concerned.
+    pub path: PathBuf,
+    /// What happened.
+    pub kind: DiagnosticKind,
+}
+
+/// What happened to a file during a scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// The file or folder could not be read; skipped.
+    Unreadable {
+        /// The error, as text.
+        error: String,
+    },
+    /// The file holds NUL bytes: not a text memory; skipped.
+    Binary,
+    /// The name is not valid UTF-8; skipped.
+    NonUtf8Name,
+    /// A symbolic link that points outside the memory folder, or nowhere;
+    /// skipped.
+    SymlinkOutside,
+    /// A symbolic link to a folder; not followed (a link could make the
+    /// scan see files twice, or loop).
+    SymlinkedFolder,
+    /// The file disappeared between listing and reading; skipped.
+    Vanished,
+    /// The file was read, but its frontmatter is odd (see the diagnostic).
+    Frontmatter(memdir_memtypes::Diagnostic),
+}
+
+impl fmt::Display for ScanDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.kind {
+            DiagnosticKind::Unreadable { error } => {
+                write!(f, "{path}: cannot read ({error}); skipped")
+            }
+            DiagnosticKind::Binary => write!(f, "{path}: binary content; skipped"),
+            DiagnosticKind::NonUtf8Name => write!(f, "{path}: name is not UTF-8; skipped"),
+            DiagnosticKind::SymlinkOutside => {
+                write!(
+                    f,
+                    "{path}: symbolic link leaving the memory folder (or dangling); skipped"
+                )
+            }
+            DiagnosticKind::SymlinkedFolder => {
+                write!(f, "{path}: symbolic link to a folder; not followed")
+            }
+            DiagnosticKind::Vanished => write!(f, "{path}: vanished during the scan; skipped"),
+            DiagnosticKind::Frontmatter(d) => write!(f, "{path}: {d}"),
+        }
+    }
+}
+
+/// The memory folder itself cannot be scanned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// The folder does not exist or cannot be opened.
+    #[error("cannot scan memory folder {}", path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl ScanError {
+    /// Whether the folder simply does not exist yet (no memories saved).
+    #[must_use]
+    pub fn is_not_found(&self) -> bool {
+        match self {
+            ScanError::Folder { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+        }
+    }
+}

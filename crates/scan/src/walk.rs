@@ -1,0 +1,400 @@
+//! The walk and the reads of [`scan_memory_dir`].
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use memdir_memtypes::{ENTRYPOINT_NAME, parse_memory, unix_millis};
+
+use crate::{
+    CancelToken, DiagnosticKind, MAX_HEAD_BYTES, MemoryHeader, Scan, ScanDiagnostic, ScanError,
+    ScanOptions,
+};
+
+/// A memory file found by the walk.
+struct Candidate {
+    filename: String,
+    path: PathBuf,
+}
+
+/// Scans a memory folder (SPEC R5.3, R5.5). Fails only when the folder
+/// itself cannot be opened; everything wrong with a file becomes a
+/// diagnostic. Hidden files and folders (names starting with `.`: memdir's
+/// temporary files, `.conflicts/`, sync state) are not memories and are
+/// passed over silently.
+pub fn scan_memory_dir(
+    dir: &Path,
+    options: &ScanOptions,
+    cancel: &CancelToken,
+) -> Result<Scan, ScanError> {
+    let root = fs::canonicalize(dir).map_err(|source| ScanError::Folder {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut scan = Scan::default();
+    let mut candidates = Vec::new();
+    walk(
+        &root,
+        &root,
+        "",
+        options,
+        cancel,
+        &mut candidates,
+        &mut scan,
+    )
+    .map_err(|source| ScanError::Folder {
+        path: dir.to_owned(),
+        source,
+    })?;
+    scan.total_files = candidates.len();
+    if scan.cancelled {
+        return Ok(scan);
+    }
+
+    // With more files than the cap, stat them all and read only the newest.
+    // Otherwise one pass: the open file gives both the lines and the mtime.
+    if candidates.len() > options.max_files {
+        let mut stamped: Vec<(i64, Candidate)> = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            match fs::metadata(&c.path).and_then(|m| m.modified()) {
+                Ok(t) => stamped.push((unix_millis(t), c)),
+                Err(e) => scan.diagnostics.push(io_diagnostic(&c.path, &e)),
+            }
+        }
+        stamped.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.filename.cmp(&b.1.filename)));
+        candidates = stamped
+            .into_iter()
+            .take(options.max_files)
+            .map(|(_, c)| c)
+            .collect();
+    }
+    read_all(candidates, options.max_lines, cancel, &mut scan);
+    scan.memories.sort_by(|a, b| {
+        b.mtime_ms
+            .cmp(&a.mtime_ms)
+            .then_with(|| a.filename.cmp(&b.filename))
+    });
+    scan.memories.truncate(options.max_files);
+    Ok(scan)
+}
+
+/// Below this many files, reading on one thread is as fast as splitting.
+const PARALLEL_THRESHOLD: usize = 32;
+
+/// Reads the candidates' headers, on several threads when there are many:
+/// opening and reading files is most of a scan's time, and the cores would
+/// otherwise wait on each other's system calls. Results keep the
+/// candidates' order, so diagnostics are deterministic.
+fn read_all(candidates: Vec<Candidate>, max_lines: usize, cancel: &CancelToken, scan: &mut Scan) {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(4);
+    let read_chunk = |chunk: Vec<Candidate>| {
+        let mut headers = Vec::with_capacity(chunk.len());
+        let mut diagnostics = Vec::new();
+        let mut cancelled = false;
+        for c in chunk {
+            if cancel.is_cancelled() {
+                cancelled = true;
+                break;
+            }
+            headers.extend(read_header(c, max_lines, &mut diagnostics));
+        }
+        (headers, diagnostics, cancelled)
+    };
+    let results = if workers < 2 || candidates.len() < PARALLEL_THRESHOLD {
+        vec![read_chunk(candidates)]
+    } else {
+        let per = candidates.len().div_ceil(workers);
+        let mut chunks = Vec::with_capacity(workers);
+        let mut rest = candidates;
+        while rest.len() > per {
+            let tail = rest.split_off(per);
+            chunks.push(rest);
+            rest = tail;
+        }
+        chunks.push(rest);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .into_iter()
+                .map(|chunk| s.spawn(|| read_chunk(chunk)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        })
+    };
+    for (headers, diagnostics, cancelled) in results {
+        scan.memories.extend(headers);
+        scan.diagnostics.extend(diagnostics);
+        scan.cancelled |= cancelled;
+    }
+}
+
+/// Collects the memory files below `dir`. Only an error listing the root
+/// itself is returned; errors below it become diagnostics.
+fn walk(
+    root: &Path,
+    dir: &Path,
+    prefix: &str,
+    options: &ScanOptions,
+    cancel: &CancelToken,
+    out: &mut Vec<Candidate>,
+    scan: &mut Scan,
+) -> io::Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if prefix.is_empty() => return Err(e),
+        Err(e) => {
+            scan.diagnostics.push(io_diagnostic(dir, &e));
+            return Ok(());
+        }
+    };
+    for entry in entries {
+        if cancel.is_cancelled() {
+            scan.cancelled = true;
+            return Ok(());
+        }
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                scan.diagnostics.push(io_diagnostic(dir, &e));
+                continue;
+            }
+        };
+        let path = entry.path();
+        let Ok(name) = entry.file_name().into_string() else {
+            scan.diagnostics.push(ScanDiagnostic {
+                path,
+                kind: DiagnosticKind::NonUtf8Name,
+            });
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = format!("{prefix}{name}");
+        let file_type = match entry.file_type() {
+            Ok(t) => t,
+            Err(e) => {
+                scan.diagnostics.push(io_diagnostic(&path, &e));
+                continue;
+            }
+        };
+        if file_type.is_dir() {
+            if !options.exclude.contains(&rel) {
+                walk(root, &path, &format!("{rel}/"), options, cancel, out, scan)?;
+            }
+        } else if file_type.is_symlink() {
+            // A link counts only when it resolves to a file inside the folder.
+            match fs::canonicalize(&path) {
+                Ok(target) if !target.starts_with(root) => {
+                    scan.diagnostics.push(ScanDiagnostic {
+                        path,
+                        kind: DiagnosticKind::SymlinkOutside,
+                    });
+                }
+                Ok(target) if target.is_dir() => {
+                    scan.diagnostics.push(ScanDiagnostic {
+                        path,
+                        kind: DiagnosticKind::SymlinkedFolder,
+                    });
+                }
+                Ok(_) if is_memory_name(&name) => out.push(Candidate {
+                    filename: rel,
+                    path,
+                }),
+                Ok(_) => {}
+                Err(_) => scan.diagnostics.push(ScanDiagnostic {
+                    path,
+                    kind: DiagnosticKind::SymlinkOutside,
+                }),
+            }
+        } else if file_type.is_file() && is_memory_name(&name) {
+            out.push(Candidate {
+                filename: rel,
+                path,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "memory files are `*.md` exactly, as the reference agent globs them"
+)]
+fn is_memory_name(name: &str) -> bool {
+    name.len() > 3 && name.ends_with(".md") && name != ENTRYPOINT_NAME
+}
+
+fn io_diagnostic(path: &Path, e: &io::Error) -> ScanDiagnostic {
+    let kind = if e.kind() == io::ErrorKind::NotFound {
+        DiagnosticKind::Vanished
+    } else {
+        DiagnosticKind::Unreadable {
+            error: e.to_string(),
+        }
+    };
+    ScanDiagnostic {
+        path: path.to_owned(),
+        kind,
+    }
+}
+
+/// Opens a memory file, takes its mtime from the open file and reads at
+/// most `max_lines` lines (and [`MAX_HEAD_BYTES`] bytes) of it.
+fn read_header(
+    c: Candidate,
+    max_lines: usize,
+    diagnostics: &mut Vec<ScanDiagnostic>,
+) -> Option<MemoryHeader> {
+    let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(&c.path, e));
+    let mut file = match File::open(&c.path) {
+        Ok(file) => file,
+        Err(e) => {
+            fail(&e);
+            return None;
+        }
+    };
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(e) => {
+            fail(&e);
+            return None;
+        }
+    };
+    let mtime_ms = match meta.modified() {
+        Ok(t) => unix_millis(t),
+        Err(e) => {
+            fail(&e);
+            return None;
+        }
+    };
+    let head = match read_head(&mut file, meta.len(), max_lines) {
+        Ok(head) => head,
+        Err(e) => {
+            fail(&e);
+            return None;
+        }
+    };
+    if head.contains(&0) {
+        diagnostics.push(ScanDiagnostic {
+            path: c.path,
+            kind: DiagnosticKind::Binary,
+        });
+        return None;
+    }
+    let parsed = parse_memory(&head);
+    for d in parsed.diagnostics {
+        // A frontmatter block longer than the lines read looks unclosed; that
+        // is the cost of reading only the head, not a fault of the file.
+        let cut_short = matches!(d, memdir_memtypes::Diagnostic::UnclosedFrontmatter)
+            && head.split(|&b| b == b'\n').count() > max_lines;
+        if !cut_short {
+            diagnostics.push(ScanDiagnostic {
+                path: c.path.clone(),
+                kind: DiagnosticKind::Frontmatter(d),
+            });
+        }
+    }
+    Some(MemoryHeader {
+        filename: c.filename,
+        file_path: c.path,
+        mtime_ms,
+        name: parsed.header.name,
+        description: parsed.header.description,
+        memory_type: parsed.header.memory_type,
+        body_head: parsed.body,
+    })
+}
+
+/// Reads the first `max_lines` lines of a file whose size is `len`: one
+/// read for a typical memory, and no extra read to discover the end when
+/// the size says it has been reached.
+fn read_head(file: &mut File, len: u64, max_lines: usize) -> io::Result<Vec<u8>> {
+    const CHUNK: usize = 8 * 1024;
+    let mut head = Vec::with_capacity(usize::try_from(len).map_or(CHUNK, |l| l.min(CHUNK)));
+    let mut lines = 0;
+    loop {
+        let start = head.len();
+        let want = CHUNK.min(MAX_HEAD_BYTES - start);
+        head.resize(start + want, 0);
+        let n = match file.read(&mut head[start..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                head.truncate(start);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        head.truncate(start + n);
+        // Stop after the line that completes `max_lines`.
+        for (i, &b) in head[start..].iter().enumerate() {
+            if b == b'\n' {
+                lines += 1;
+                if lines == max_lines {
+                    head.truncate(start + i + 1);
+                    return Ok(head);
+                }
+            }
+        }
+        let at_end = n == 0 || u64::try_from(head.len()).is_ok_and(|l| l >= len);
+        if at_end || head.len() >= MAX_HEAD_BYTES {
+            return Ok(head);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &Path) -> (Option<MemoryHeader>, Vec<ScanDiagnostic>) {
+        let mut diags = Vec::new();
+        let c = Candidate {
+            filename: "x.md".into(),
+            path: path.to_owned(),
+        };
+        (read_header(c, 30, &mut diags), diags)
+    }
+
+    #[test]
+    fn a_file_that_vanished_after_listing_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let (header, diags) = read(&dir.path().join("gone.md"));
+        assert!(header.is_none());
+        assert_eq!(diags[0].kind, DiagnosticKind::Vanished);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_reported() {
+        // A folder opens but cannot be read as a file (EISDIR).
+        let dir = tempfile::tempdir().unwrap();
+        let (header, diags) = read(dir.path());
+        assert!(header.is_none());
+        assert!(
+            matches!(diags[0].kind, DiagnosticKind::Unreadable { .. }),
+            "{diags:?}"
+        );
+        assert!(diags[0].to_string().contains("cannot read"));
+    }
+
+    #[test]
+    fn head_reads_stop_at_the_line_limit_or_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "1\n2\n3\n4\n").unwrap();
+        let mut file = File::open(&path).unwrap();
+        assert_eq!(read_head(&mut file, 8, 2).unwrap(), b"1\n2\n");
+        let mut file = File::open(&path).unwrap();
+        assert_eq!(read_head(&mut file, 8, 30).unwrap(), b"1\n2\n3\n4\n");
+        // A size that is out of date (the file grew) only costs a read.
+        let mut file = File::open(&path).unwrap();
+        assert_eq!(read_head(&mut file, 2, 30).unwrap(), b"1\n2\n3\n4\n");
+    }
+}

@@ -1,0 +1,247 @@
+//! Scans of folders full of odd files: the cap, the exclusions, symbolic
+//! links, bad names and contents, and cancellation.
+
+use std::fs::{self, File};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use memdir_memtypes::MemoryType;
+use memdir_scan::{CancelToken, DiagnosticKind, Scan, ScanOptions, scan_memory_dir};
+
+const BASE: u64 = 1_790_000_000;
+
+/// Writes `content` to `dir/name` with an mtime of `BASE + age` seconds.
+fn put(dir: &Path, name: &str, content: &[u8], secs: u64) {
+    let path = dir.join(name);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, content).unwrap();
+    let file = File::options().write(true).open(&path).unwrap();
+    file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(BASE + secs))
+        .unwrap();
+}
+
+fn scan(dir: &Path) -> Scan {
+    scan_memory_dir(dir, &ScanOptions::default(), &CancelToken::new()).unwrap()
+}
+
+fn kinds(scan: &Scan) -> Vec<String> {
+    scan.diagnostics
+        .iter()
+        .map(|d| {
+            format!(
+                "{}: {:?}",
+                d.path.file_name().unwrap().to_string_lossy(),
+                d.kind
+            )
+        })
+        .collect()
+}
+
+/// The odd files of a real folder, one of each flavour.
+fn odd(i: usize) -> Vec<u8> {
+    match i % 6 {
+        0 => format!("---\r\nname: crlf-{i}\r\ndescription: CRLF memory {i}\r\ntype: project\r\n---\r\nBody\r\n").into_bytes(),
+        1 => format!("\u{feff}---\nname: bom-{i}\ndescription: BOM memory {i}\ntype: user\n---\nBody\n").into_bytes(),
+        2 => format!("---\nname: broken-{i}\ndescription: Note: broken YAML {i}\ntype: feedback\n---\n").into_bytes(),
+        3 => format!("# No frontmatter {i}\n\nJust notes.\n").into_bytes(),
+        4 => b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR binary".to_vec(),
+        _ => format!("---\nname: plain-{i}\ndescription: Plain memory {i}\ntype: reference\n---\nBody\n").into_bytes(),
+    }
+}
+
+#[test]
+fn a_260_file_folder_of_odd_files_lists_the_200_newest() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..260 {
+        put(dir.path(), &format!("m{i:03}.md"), &odd(i), i as u64);
+    }
+    let s = scan(dir.path());
+    assert_eq!(s.total_files, 260);
+    // The 200 newest are m060..m259; the binary ones among them are skipped.
+    let binary = (60..260).filter(|i| i % 6 == 4).count();
+    assert_eq!(s.memories.len(), 200 - binary);
+    assert_eq!(s.memories[0].filename, "m259.md");
+    assert!(s.memories.iter().all(|m| m.filename.as_str() >= "m060.md"));
+    assert!(
+        s.memories
+            .windows(2)
+            .all(|w| w[0].mtime_ms >= w[1].mtime_ms),
+        "newest first"
+    );
+    assert_eq!(
+        s.memories[0].mtime_ms,
+        i64::try_from((BASE + 259) * 1000).unwrap()
+    );
+    // Each flavour read as well as it can be.
+    let by_name = |n: &str| s.memories.iter().find(|m| m.filename == n).unwrap();
+    assert_eq!(
+        by_name("m246.md").description.as_deref(),
+        Some("CRLF memory 246")
+    );
+    assert_eq!(by_name("m247.md").memory_type, Some(MemoryType::User));
+    assert_eq!(
+        by_name("m248.md").description.as_deref(),
+        Some("Note: broken YAML 248")
+    );
+    assert_eq!(by_name("m249.md").description, None);
+    assert!(by_name("m249.md").body_head.contains("Just notes."));
+    let binaries = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::Binary)
+        .count();
+    assert_eq!(binaries, binary);
+    assert!(
+        s.diagnostics
+            .iter()
+            .any(|d| matches!(d.kind, DiagnosticKind::Frontmatter(_)))
+    );
+}
+
+#[test]
+fn index_files_hidden_entries_and_other_files_are_not_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "MEMORY.md", b"- [a](a.md)\n", 9);
+    put(dir.path(), "sub/MEMORY.md", b"index\n", 9);
+    put(dir.path(), "a.md", b"---\ntype: user\n---\n", 1);
+    put(dir.path(), "sub/b.md", b"---\ntype: project\n---\n", 2);
+    put(dir.path(), "notes.txt", b"text", 3);
+    put(dir.path(), ".memdir-tmp-x.tmp", b"half", 4);
+    put(dir.path(), ".conflicts/a.md.20261129", b"old", 5);
+    put(dir.path(), ".hidden.md", b"x", 6);
+    put(dir.path(), ".md", b"x", 7);
+    let s = scan(dir.path());
+    let names: Vec<&str> = s.memories.iter().map(|m| m.filename.as_str()).collect();
+    assert_eq!(names, ["sub/b.md", "a.md"]);
+    assert!(s.diagnostics.is_empty(), "{:?}", kinds(&s));
+}
+
+#[test]
+fn the_private_scope_leaves_team_out() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "mine.md", b"x", 1);
+    put(dir.path(), "team/shared.md", b"x", 2);
+    put(dir.path(), "teamwork/other.md", b"x", 3);
+    let private = scan_memory_dir(
+        dir.path(),
+        &ScanOptions::private_scope(),
+        &CancelToken::new(),
+    )
+    .unwrap();
+    let names: Vec<&str> = private
+        .memories
+        .iter()
+        .map(|m| m.filename.as_str())
+        .collect();
+    assert_eq!(names, ["teamwork/other.md", "mine.md"]);
+    assert_eq!(scan(dir.path()).memories.len(), 3);
+}
+
+#[test]
+fn symbolic_links() {
+    let outside = tempfile::tempdir().unwrap();
+    put(
+        outside.path(),
+        "secret.md",
+        b"---\ndescription: outside\n---\n",
+        1,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "real.md", b"---\ndescription: real\n---\n", 2);
+    put(dir.path(), "folder/inner.md", b"x", 3);
+    let link = |target: &Path, name: &str| {
+        std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
+    };
+    link(&outside.path().join("secret.md"), "escape.md");
+    link(&dir.path().join("real.md"), "alias.md");
+    link(&dir.path().join("folder"), "folder-link");
+    link(&dir.path().join("nowhere.md"), "dangling.md");
+    let s = scan(dir.path());
+    let mut names: Vec<&str> = s.memories.iter().map(|m| m.filename.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["alias.md", "folder/inner.md", "real.md"]);
+    let mut diags = kinds(&s);
+    diags.sort();
+    assert_eq!(
+        diags,
+        [
+            "dangling.md: SymlinkOutside",
+            "escape.md: SymlinkOutside",
+            "folder-link: SymlinkedFolder"
+        ]
+    );
+}
+
+#[test]
+fn names_that_are_not_utf8_are_reported() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"bad-\xff-name.md");
+    fs::write(dir.path().join(name), b"x").unwrap();
+    put(dir.path(), "good.md", b"x", 1);
+    let s = scan(dir.path());
+    assert_eq!(s.memories.len(), 1);
+    assert_eq!(s.diagnostics.len(), 1);
+    assert_eq!(s.diagnostics[0].kind, DiagnosticKind::NonUtf8Name);
+}
+
+#[test]
+fn only_the_first_lines_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    // Frontmatter that starts after line 30 is never seen.
+    let late = format!("{}---\ndescription: too late\n---\n", "\n".repeat(30));
+    put(dir.path(), "late.md", late.as_bytes(), 1);
+    // A frontmatter block longer than 30 lines is cut, without a complaint.
+    let keys = (0..40).fold(String::new(), |acc, i| acc + &format!("k{i}: v\n"));
+    let long = format!("---\ndescription: early\n{keys}type: user\n---\n");
+    put(dir.path(), "long.md", long.as_bytes(), 2);
+    // One enormous line is read only up to the byte cap.
+    let mut huge = b"---\ndescription: huge\n---\n".to_vec();
+    huge.extend(std::iter::repeat_n(b'z', 2_000_000));
+    put(dir.path(), "huge.md", &huge, 3);
+    let s = scan(dir.path());
+    let by_name = |n: &str| s.memories.iter().find(|m| m.filename == n).unwrap();
+    assert_eq!(by_name("late.md").description, None);
+    assert_eq!(by_name("long.md").description.as_deref(), Some("early"));
+    assert_eq!(by_name("long.md").memory_type, None);
+    assert!(by_name("huge.md").body_head.len() <= memdir_scan::MAX_HEAD_BYTES);
+    assert!(s.diagnostics.is_empty(), "{:?}", kinds(&s));
+}
+
+#[test]
+fn a_cancelled_scan_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..10 {
+        put(dir.path(), &format!("m{i}.md"), b"x", i);
+    }
+    let cancel = CancelToken::new();
+    cancel.cancel();
+    let s = scan_memory_dir(dir.path(), &ScanOptions::default(), &cancel).unwrap();
+    assert!(s.cancelled);
+    assert!(s.memories.is_empty());
+}
+
+#[test]
+fn a_missing_folder_is_an_error_that_says_so() {
+    let err = scan_memory_dir(
+        Path::new("/no/such/memory"),
+        &ScanOptions::default(),
+        &CancelToken::new(),
+    )
+    .unwrap_err();
+    assert!(err.is_not_found());
+    assert_eq!(err.to_string(), "cannot scan memory folder /no/such/memory");
+}
+
+#[test]
+fn unreadable_subfolders_and_files_are_skipped_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "ok.md", b"x", 1);
+    // A folder named like a memory is walked, not read; one that cannot be
+    // read as a file is reported.
+    fs::create_dir_all(dir.path().join("folder.md/inner")).unwrap();
+    put(dir.path(), "folder.md/inner/deep.md", b"x", 2);
+    let s = scan(dir.path());
+    let names: Vec<&str> = s.memories.iter().map(|m| m.filename.as_str()).collect();
+    assert_eq!(names, ["folder.md/inner/deep.md", "ok.md"]);
+}
