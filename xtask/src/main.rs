@@ -21,6 +21,9 @@ Tasks:
   tidy     check conventions: a //! header on every Rust file, a README in
            every crate, workspace lints in every crate, no leftover
            .snap.new or .pending-snap files
+  eval     print the recall evaluation table for fixtures/recall-eval/
+           (per category: top-1 accuracy or abstain accuracy; --failures
+           lists every wrong answer)
   bench    run the criterion benchmarks (extra arguments go to cargo bench)
   review   review changed insta snapshots (needs cargo-insta)
 ";
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
         Some("layers") => layers::run(&root()),
         Some("tidy") => tidy::run(&root()),
         Some("bench") => bench(&args[1..]),
+        Some("eval") => eval(&args[1..]),
         Some("review") => review(),
         None | Some("help" | "-h" | "--help") => {
             print!("{HELP}");
@@ -98,6 +102,21 @@ fn test() -> Result<(), String> {
 
 fn bench(extra: &[String]) -> Result<(), String> {
     let mut args = vec!["bench", "--workspace"];
+    args.extend(extra.iter().map(String::as_str));
+    run_cargo(&args)
+}
+
+fn eval(extra: &[String]) -> Result<(), String> {
+    let mut args = vec![
+        "run",
+        "--quiet",
+        "--release",
+        "--package",
+        "memdir-relevance",
+        "--example",
+        "recall_eval",
+        "--",
+    ];
     args.extend(extra.iter().map(String::as_str));
     run_cargo(&args)
 }

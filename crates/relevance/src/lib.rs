@@ -1,1 +1,236 @@
-//! Work in progress.
+//! Which memories a request needs (SPEC R6): a local ranker that works
+//! offline for English and CJK text and abstains when unsure, and a model
+//! selector that falls back to it.
+//!
+//! - [`find_relevant_memories`] — scan the folder, drop memories already
+//!   shown, let the selector choose, return at most five
+//!   ([`RelevantMemory`]), with the selector that answered and any
+//!   diagnostics ([`Recall`]).
+//! - [`LocalRanker`] — BM25 over name, description and file name, with the
+//!   body's first lines as weaker evidence; NFKC and case folding, English
+//!   stemming, CJK bigrams; [`Thresholds`] encode "when unsure, leave it
+//!   out".
+//! - [`Selector::Model`] — a side query over the manifest through
+//!   [`memdir_model::ModelClient`]; bad names are filtered and any failure
+//!   falls back to the local ranker with a diagnostic, never an error.
+//! - [`eval`] — the labelled recall evaluation behind `cargo xtask eval`.
+//!
+//! ```
+//! use std::collections::HashSet;
+//! use memdir_relevance::{find_relevant_memories, RecallOptions, Selector};
+//! use memdir_scan::CancelToken;
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(
+//!     dir.path().join("staging-deploys.md"),
+//!     "---\nname: staging-deploys\ndescription: Staging deploys go through the release channel\ntype: project\n---\n",
+//! )?;
+//! let recall = find_relevant_memories("how do I deploy to staging?", dir.path(), &CancelToken::new(), &RecallOptions::default())?;
+//! assert_eq!(recall.memories.len(), 1);
+//! let none = find_relevant_memories("recipe for banana bread", dir.path(), &CancelToken::new(), &RecallOptions::default())?;
+//! assert!(none.memories.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod eval;
+mod local;
+mod select_model;
+mod tokenize;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use memdir_model::ModelClient;
+use memdir_scan::{CancelToken, MemoryHeader, ScanOptions, scan_memory_dir};
+
+pub use local::{LocalRanker, Ranked, Thresholds, is_redundant_tool_doc};
+pub use tokenize::tokenize;
+
+/// At most this many memories are recalled for one request.
+pub const MAX_RELEVANT: usize = 5;
+
+/// A memory chosen for a request (SPEC R6.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelevantMemory {
+    /// The memory file.
+    pub path: PathBuf,
+    /// Its path relative to the memory folder.
+    pub filename: String,
+    /// Its modification time, milliseconds since the Unix epoch.
+    pub mtime_ms: i64,
+}
+
+/// Which selector chooses.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Selector<'a> {
+    /// The local ranker (SPEC R6.4 b): offline, the default.
+    #[default]
+    Local,
+    /// A model side query (SPEC R6.4 a), falling back to the local ranker.
+    Model(&'a ModelClient),
+}
+
+/// Which selector produced a recall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectorUsed {
+    /// The local ranker, as asked.
+    Local,
+    /// The model.
+    Model,
+    /// The local ranker, because the model failed (see the diagnostics).
+    LocalFallback,
+}
+
+impl SelectorUsed {
+    /// `local`, `model` or `local-fallback`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SelectorUsed::Local => "local",
+            SelectorUsed::Model => "model",
+            SelectorUsed::LocalFallback => "local-fallback",
+        }
+    }
+}
+
+/// The inputs of a recall besides the query and the folder.
+#[derive(Debug, Clone, Default)]
+pub struct RecallOptions<'a> {
+    /// Tools the agent used recently: reference memories that merely
+    /// document them are not recalled, warnings about them are.
+    pub recent_tools: Vec<String>,
+    /// Memories already shown in this conversation (full paths or paths
+    /// relative to the folder), which are not recalled again.
+    pub already_surfaced: HashSet<PathBuf>,
+    /// The selector.
+    pub selector: Selector<'a>,
+}
+
+/// The outcome of a recall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recall {
+    /// The memories chosen, most relevant first, at most [`MAX_RELEVANT`].
+    pub memories: Vec<RelevantMemory>,
+    /// Which selector answered.
+    pub selector: SelectorUsed,
+    /// What went wrong on the way (a failed model call, unreadable files),
+    /// one line each. Never a reason for the recall itself to fail.
+    pub diagnostics: Vec<String>,
+}
+
+/// Errors of recall: only a memory folder that cannot be scanned at all, or
+/// a dataset that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RelevanceError {
+    /// The memory folder cannot be scanned.
+    #[error(transparent)]
+    Scan(#[from] memdir_scan::ScanError),
+    /// A file cannot be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line of an evaluation dataset is not a valid query.
+    #[error("{}:{line}: {message}", path.display())]
+    Dataset {
+        /// The dataset file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// Finds the memories `query` needs (SPEC R6.2): scan, drop what was
+/// already surfaced, select, at most [`MAX_RELEVANT`]. A memory folder that
+/// does not exist yet holds no memories and is not an error.
+pub fn find_relevant_memories(
+    query: &str,
+    memory_dir: &Path,
+    cancel: &CancelToken,
+    options: &RecallOptions<'_>,
+) -> Result<Recall, RelevanceError> {
+    let mut diagnostics = Vec::new();
+    let scan = match scan_memory_dir(memory_dir, &ScanOptions::default(), cancel) {
+        Ok(scan) => scan,
+        Err(e) if e.is_not_found() => {
+            return Ok(Recall {
+                memories: Vec::new(),
+                selector: SelectorUsed::Local,
+                diagnostics,
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    diagnostics.extend(scan.diagnostics.iter().map(ToString::to_string));
+    let candidates: Vec<MemoryHeader> = scan
+        .memories
+        .into_iter()
+        .filter(|m| {
+            !options.already_surfaced.contains(&m.file_path)
+                && !options.already_surfaced.contains(Path::new(&m.filename))
+        })
+        .collect();
+
+    let (chosen, selector) = match options.selector {
+        Selector::Local => (
+            local_select(query, &candidates, &options.recent_tools),
+            SelectorUsed::Local,
+        ),
+        Selector::Model(client) => {
+            match select_model::select(
+                client,
+                query,
+                &candidates,
+                &options.recent_tools,
+                MAX_RELEVANT,
+            ) {
+                Ok(chosen) => (chosen, SelectorUsed::Model),
+                Err(e) => {
+                    diagnostics.push(format!(
+                        "model selector failed ({e}); used the local ranker"
+                    ));
+                    (
+                        local_select(query, &candidates, &options.recent_tools),
+                        SelectorUsed::LocalFallback,
+                    )
+                }
+            }
+        }
+    };
+    let memories = chosen
+        .into_iter()
+        .map(|i| {
+            let m = &candidates[i];
+            RelevantMemory {
+                path: m.file_path.clone(),
+                filename: m.filename.clone(),
+                mtime_ms: m.mtime_ms,
+            }
+        })
+        .collect();
+    Ok(Recall {
+        memories,
+        selector,
+        diagnostics,
+    })
+}
+
+/// The local ranker's choice, without reference memories that merely
+/// document a recently used tool.
+fn local_select(query: &str, candidates: &[MemoryHeader], recent_tools: &[String]) -> Vec<usize> {
+    let ranker = LocalRanker::new(candidates);
+    ranker
+        .rank(query, candidates.len())
+        .into_iter()
+        .map(|r| r.index)
+        .filter(|&i| !is_redundant_tool_doc(&candidates[i], recent_tools))
+        .take(MAX_RELEVANT)
+        .collect()
+}

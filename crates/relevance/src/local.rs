@@ -1,0 +1,292 @@
+//! The embedded default selector (SPEC R6.4 b): a BM25 ranker over a
+//! memory's name, description and file name, with its body's first lines
+//! as weaker evidence. It needs no network, and it abstains: a result is
+//! kept only when the evidence is real.
+
+use std::collections::HashMap;
+
+use memdir_memtypes::MemoryType;
+use memdir_scan::MemoryHeader;
+
+use crate::tokenize::tokenize;
+
+/// BM25 term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25 length normalisation.
+const B: f64 = 0.75;
+/// Weight of a term in the name, description or file name.
+const HEAD_WEIGHT: f64 = 1.0;
+/// Weight of a term in the body: evidence, but weaker.
+const BODY_WEIGHT: f64 = 0.3;
+/// IDF is computed as if the folder held at least this many memories. In
+/// a folder of three, every word would otherwise look common and no score
+/// would reach the thresholds; with the floor, scores mean the same in a
+/// small folder as in a large one.
+const MIN_CORPUS: f64 = 50.0;
+
+/// How sure the ranker must be before it names a memory. "When unsure,
+/// leave it out" as numbers: a memory is kept only when its score reaches
+/// `min_score`, the query terms it matches carry at least `min_coverage`
+/// of the query's weight (rarer terms weigh more), and its score is within
+/// `relative_cut` of the best one. Weak evidence (a score below
+/// `weak_score`, such as one word found only in a body) must match nearly
+/// the whole query: at least `weak_min_coverage`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// The lowest BM25 score that counts as evidence.
+    pub min_score: f64,
+    /// The lowest share of the query's IDF weight a memory must match.
+    pub min_coverage: f64,
+    /// Results scoring below this fraction of the best score are dropped.
+    pub relative_cut: f64,
+    /// Scores below this are weak evidence.
+    pub weak_score: f64,
+    /// The coverage weak evidence needs.
+    pub weak_min_coverage: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            min_score: 1.0,
+            min_coverage: 0.34,
+            relative_cut: 0.5,
+            weak_score: 2.5,
+            weak_min_coverage: 0.67,
+        }
+    }
+}
+
+/// One memory's terms, weighted by field.
+#[derive(Debug, Clone)]
+struct Doc {
+    /// Weighted term frequencies.
+    tf: HashMap<String, f64>,
+    /// Weighted length.
+    len: f64,
+}
+
+/// A ranked memory: its index in the slice given to [`LocalRanker::new`]
+/// and its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// Index into the memories the ranker was built from.
+    pub index: usize,
+    /// BM25 score.
+    pub score: f64,
+    /// Share of the query's weight this memory matched, 0 to 1.
+    pub coverage: f64,
+}
+
+/// A BM25 index over a set of memories.
+#[derive(Debug, Clone)]
+pub struct LocalRanker {
+    docs: Vec<Doc>,
+    /// In how many memories each term occurs.
+    df: HashMap<String, u32>,
+    avg_len: f64,
+    thresholds: Thresholds,
+}
+
+impl LocalRanker {
+    /// Indexes `memories` with the default thresholds.
+    #[must_use]
+    pub fn new(memories: &[MemoryHeader]) -> Self {
+        Self::with_thresholds(memories, Thresholds::default())
+    }
+
+    /// Indexes `memories` with the given thresholds.
+    #[must_use]
+    pub fn with_thresholds(memories: &[MemoryHeader], thresholds: Thresholds) -> Self {
+        let mut df: HashMap<String, u32> = HashMap::new();
+        let docs: Vec<Doc> = memories
+            .iter()
+            .map(|m| {
+                let mut tf: HashMap<String, f64> = HashMap::new();
+                let head = [
+                    m.name.as_deref().unwrap_or(""),
+                    m.description.as_deref().unwrap_or(""),
+                    &file_stem(&m.filename),
+                ];
+                for term in head.iter().flat_map(|t| tokenize(t)) {
+                    *tf.entry(term).or_default() += HEAD_WEIGHT;
+                }
+                for term in tokenize(&m.body_head) {
+                    *tf.entry(term).or_default() += BODY_WEIGHT;
+                }
+                for term in tf.keys() {
+                    *df.entry(term.clone()).or_default() += 1;
+                }
+                let len = tf.values().sum();
+                Doc { tf, len }
+            })
+            .collect();
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "memory counts are far below 2^52"
+        )]
+        let avg_len = if docs.is_empty() {
+            1.0
+        } else {
+            docs.iter().map(|d| d.len).sum::<f64>() / docs.len() as f64
+        };
+        LocalRanker {
+            docs,
+            df,
+            avg_len: avg_len.max(1.0),
+            thresholds,
+        }
+    }
+
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "memory counts are far below 2^52"
+    )]
+    fn idf(&self, term: &str) -> f64 {
+        let n = (self.docs.len() as f64).max(MIN_CORPUS);
+        let df = f64::from(self.df.get(term).copied().unwrap_or(0));
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// How much a query term counts towards coverage: its IDF, except that a
+    /// CJK bigram no memory contains counts a quarter. Bigrams of a CJK
+    /// query also straddle word boundaries (`释用` in `注释用什么`), and such
+    /// noise must not drown the real words.
+    fn query_weight(&self, term: &str) -> f64 {
+        let unseen = !self.df.contains_key(term);
+        let cjk = term.chars().next().is_some_and(crate::tokenize::is_cjk);
+        if unseen && cjk {
+            self.idf(term) * 0.25
+        } else {
+            self.idf(term)
+        }
+    }
+
+    /// Every memory with any evidence for `query`, best first, with scores
+    /// and coverage, before thresholds apply. For diagnostics and tuning.
+    #[must_use]
+    pub fn score_all(&self, query: &str) -> Vec<Ranked> {
+        let mut terms = tokenize(query);
+        terms.sort();
+        terms.dedup();
+        let total: f64 = terms.iter().map(|t| self.query_weight(t)).sum();
+        if terms.is_empty() || total <= 0.0 {
+            return Vec::new();
+        }
+        let mut ranked: Vec<Ranked> = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter_map(|(index, doc)| {
+                let mut score = 0.0;
+                let mut matched = 0.0;
+                for term in &terms {
+                    let Some(&tf) = doc.tf.get(term) else {
+                        continue;
+                    };
+                    let idf = self.idf(term);
+                    let norm = K1 * (1.0 - B + B * doc.len / self.avg_len);
+                    score += idf * tf * (K1 + 1.0) / (tf + norm);
+                    matched += idf;
+                }
+                (score > 0.0).then_some(Ranked {
+                    index,
+                    score,
+                    coverage: matched / total,
+                })
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
+        ranked
+    }
+
+    /// The memories `query` has real evidence for, best first, at most
+    /// `limit`; empty when the ranker is unsure.
+    #[must_use]
+    pub fn rank(&self, query: &str, limit: usize) -> Vec<Ranked> {
+        let t = self.thresholds;
+        let all = self.score_all(query);
+        let Some(best) = all.first().map(|r| r.score) else {
+            return Vec::new();
+        };
+        all.into_iter()
+            .filter(|r| {
+                let coverage_needed = if r.score < t.weak_score {
+                    t.weak_min_coverage
+                } else {
+                    t.min_coverage
+                };
+                r.score >= t.min_score
+                    && r.coverage >= coverage_needed
+                    && r.score >= best * t.relative_cut
+            })
+            .take(limit)
+            .collect()
+    }
+}
+
+/// The file name without its folder and `.md`, as text to tokenise.
+fn file_stem(filename: &str) -> String {
+    let name = filename.rsplit('/').next().unwrap_or(filename);
+    name.strip_suffix(".md").unwrap_or(name).to_owned()
+}
+
+/// Words that mark a memory as a warning or gotcha rather than API
+/// documentation (SPEC R6.3).
+const WARNING_WORDS: &[&str] = &[
+    "warn",
+    "warning",
+    "gotcha",
+    "pitfall",
+    "caveat",
+    "careful",
+    "beware",
+    "avoid",
+    "never",
+    "don't",
+    "do not",
+    "bug",
+    "broken",
+    "breaks",
+    "trap",
+    "danger",
+    "fails",
+    "footgun",
+    "注意",
+    "警告",
+    "坑",
+    "避免",
+    "不要",
+    "禁止",
+    "危険",
+    "気をつけ",
+    "バグ",
+    "주의",
+    "경고",
+    "금지",
+    "위험",
+];
+
+/// Whether a memory is a reference memory that merely documents one of the
+/// recently used tools: then the agent has just used the tool and does not
+/// need its documentation again (SPEC R6.3). Warnings and gotchas about a
+/// tool are still wanted.
+#[must_use]
+pub fn is_redundant_tool_doc(memory: &MemoryHeader, recent_tools: &[String]) -> bool {
+    if memory.memory_type != Some(MemoryType::Reference) || recent_tools.is_empty() {
+        return false;
+    }
+    let head = format!(
+        "{} {} {}",
+        memory.name.as_deref().unwrap_or(""),
+        memory.description.as_deref().unwrap_or(""),
+        file_stem(&memory.filename)
+    );
+    let head_terms = tokenize(&head);
+    let names_a_tool = recent_tools.iter().any(|tool| {
+        let tool_terms = tokenize(tool);
+        !tool_terms.is_empty() && tool_terms.iter().all(|t| head_terms.contains(t))
+    });
+    let text = format!("{head} {}", memory.body_head).to_lowercase();
+    names_a_tool && !WARNING_WORDS.iter().any(|w| text.contains(w))
+}
