@@ -3,10 +3,14 @@
 //! This binary only wires library crates together: argument parsing,
 //! reading inputs, and printing text or JSON. Every rule lives in a crate.
 
+mod add;
 mod context;
 mod index;
+mod list;
 mod output;
 mod paths;
+mod prompt;
+mod recall;
 
 use std::process::ExitCode;
 
@@ -27,6 +31,9 @@ use crate::context::{GlobalArgs, Rejected};
     propagate_version = true,
     after_help = "Examples:\n  \
         memdir paths                       where this project's memory lives, and why\n  \
+        memdir prompt                      the memory section of the system prompt\n  \
+        memdir recall 'deploy to staging'  the memories this request needs (offline)\n  \
+        memdir list                        every memory, newest first\n  \
         memdir index check                 check this project's MEMORY.md\n  \
         memdir index show --json           MEMORY.md as injected into the prompt\n  \
         memdir --memory-dir fixtures/example/memory index check\n\n\
@@ -49,6 +56,16 @@ enum Command {
     /// Show where memory lives and which rule decided each value; check
     /// team-memory keys and paths against the path-security rules.
     Paths(paths::PathsArgs),
+    /// List the project's memories, newest first, as a manifest.
+    #[command(after_help = "JSON: [{filename, filePath, mtimeMs, description, type}]")]
+    List,
+    /// Find the memories a request needs (offline by default), with their
+    /// age and a staleness note for old ones.
+    Recall(recall::RecallArgs),
+    /// Print the memory section of the system prompt for this project.
+    Prompt(prompt::PromptArgs),
+    /// Save a memory: its topic file and its line in MEMORY.md.
+    Add(add::AddArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -82,6 +99,10 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Index(cmd) => index::run(cmd, &cli.global),
         Command::Paths(args) => paths::run(args, &cli.global),
+        Command::List => list::run(&cli.global),
+        Command::Recall(args) => recall::run(args, &cli.global),
+        Command::Prompt(args) => prompt::run(args, &cli.global),
+        Command::Add(args) => add::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

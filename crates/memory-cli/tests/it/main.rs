@@ -4,6 +4,7 @@
 
 mod errors;
 mod golden;
+mod memories;
 mod paths;
 mod readme;
 
@@ -46,8 +47,25 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    memdir_with_stdin(dir, vars, args, None)
+}
+
+/// As [`memdir_in`], feeding `stdin` when given (else stdin is empty).
+fn memdir_with_stdin<I, S>(
+    dir: &Path,
+    vars: &[(&str, &str)],
+    args: I,
+    stdin: Option<&str>,
+) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    use std::io::Write;
+    use std::process::Stdio;
+
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdir"));
-    for var in MEMDIR_VARS {
+    for var in MEMDIR_VARS.iter().chain(&MODEL_VARS) {
         cmd.env_remove(var);
     }
     cmd.env("HOME", "/nonexistent-memdir-test-home");
@@ -56,9 +74,28 @@ where
     }
     cmd.args(args)
         .current_dir(dir)
-        .output()
-        .expect("run memdir")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("run memdir");
+    let mut input = child.stdin.take().expect("stdin");
+    // The child may exit without reading its input; that is not an error.
+    let _ = input.write_all(stdin.unwrap_or_default().as_bytes());
+    drop(input);
+    child.wait_with_output().expect("wait for memdir")
 }
+
+/// Model variables; tests run without a model unless they set one.
+const MODEL_VARS: [&str; 8] = [
+    "MEMDIR_MODEL_BACKEND",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MEMDIR_MODEL",
+    "MEMDIR_MODEL_TIMEOUT_MS",
+    "MEMDIR_ASSISTANT",
+];
 
 fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
