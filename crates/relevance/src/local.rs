@@ -57,15 +57,6 @@ impl Default for Thresholds {
     }
 }
 
-/// One memory's terms, weighted by field.
-#[derive(Debug, Clone)]
-struct Doc {
-    /// Weighted term frequencies.
-    tf: HashMap<String, f64>,
-    /// Weighted length.
-    len: f64,
-}
-
 /// A ranked memory: its index in the slice given to [`LocalRanker::new`]
 /// and its score.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,12 +69,15 @@ pub struct Ranked {
     pub coverage: f64,
 }
 
-/// A BM25 index over a set of memories.
+/// A BM25 index over a set of memories: for each term, the memories that
+/// hold it and how strongly (an inverted index, so a query touches only
+/// the memories that share a term with it).
 #[derive(Debug, Clone)]
 pub struct LocalRanker {
-    docs: Vec<Doc>,
-    /// In how many memories each term occurs.
-    df: HashMap<String, u32>,
+    /// Term → (memory index, weighted term frequency).
+    postings: HashMap<String, Vec<(usize, f64)>>,
+    /// Weighted length of each memory.
+    lens: Vec<f64>,
     avg_len: f64,
     thresholds: Thresholds,
 }
@@ -98,53 +92,43 @@ impl LocalRanker {
     /// Indexes `memories` with the given thresholds.
     #[must_use]
     pub fn with_thresholds(memories: &[MemoryHeader], thresholds: Thresholds) -> Self {
-        let mut df: HashMap<String, u32> = HashMap::new();
-        let docs: Vec<Doc> = memories
-            .iter()
-            .map(|m| {
-                let mut tf: HashMap<String, f64> = HashMap::new();
-                let head = [
-                    m.name.as_deref().unwrap_or(""),
-                    m.description.as_deref().unwrap_or(""),
-                    &file_stem(&m.filename),
-                ];
-                for term in head.iter().flat_map(|t| tokenize(t)) {
-                    *tf.entry(term).or_default() += HEAD_WEIGHT;
-                }
-                for term in tokenize(&m.body_head) {
-                    *tf.entry(term).or_default() += BODY_WEIGHT;
-                }
-                for term in tf.keys() {
-                    *df.entry(term.clone()).or_default() += 1;
-                }
-                let len = tf.values().sum();
-                Doc { tf, len }
-            })
-            .collect();
-        #[allow(
-            clippy::cast_precision_loss,
-            reason = "memory counts are far below 2^52"
-        )]
-        let avg_len = if docs.is_empty() {
+        let mut postings: HashMap<String, Vec<(usize, f64)>> = HashMap::new();
+        let mut lens = Vec::with_capacity(memories.len());
+        for (index, m) in memories.iter().enumerate() {
+            let mut tf: HashMap<String, f64> = HashMap::new();
+            let stem = file_stem(&m.filename);
+            let head = [
+                m.name.as_deref().unwrap_or(""),
+                m.description.as_deref().unwrap_or(""),
+                &stem,
+            ];
+            for term in head.iter().flat_map(|t| tokenize(t)) {
+                *tf.entry(term).or_default() += HEAD_WEIGHT;
+            }
+            for term in tokenize(&m.body_head) {
+                *tf.entry(term).or_default() += BODY_WEIGHT;
+            }
+            lens.push(tf.values().sum());
+            for (term, weight) in tf {
+                postings.entry(term).or_default().push((index, weight));
+            }
+        }
+        let avg_len = if lens.is_empty() {
             1.0
         } else {
-            docs.iter().map(|d| d.len).sum::<f64>() / docs.len() as f64
+            lens.iter().sum::<f64>() / as_f64(lens.len())
         };
         LocalRanker {
-            docs,
-            df,
+            postings,
+            lens,
             avg_len: avg_len.max(1.0),
             thresholds,
         }
     }
 
-    #[allow(
-        clippy::cast_precision_loss,
-        reason = "memory counts are far below 2^52"
-    )]
     fn idf(&self, term: &str) -> f64 {
-        let n = (self.docs.len() as f64).max(MIN_CORPUS);
-        let df = f64::from(self.df.get(term).copied().unwrap_or(0));
+        let n = as_f64(self.lens.len()).max(MIN_CORPUS);
+        let df = self.postings.get(term).map_or(0.0, |p| as_f64(p.len()));
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
@@ -153,7 +137,7 @@ impl LocalRanker {
     /// query also straddle word boundaries (`释用` in `注释用什么`), and such
     /// noise must not drown the real words.
     fn query_weight(&self, term: &str) -> f64 {
-        let unseen = !self.df.contains_key(term);
+        let unseen = !self.postings.contains_key(term);
         let cjk = term.chars().next().is_some_and(crate::tokenize::is_cjk);
         if unseen && cjk {
             self.idf(term) * 0.25
@@ -173,27 +157,27 @@ impl LocalRanker {
         if terms.is_empty() || total <= 0.0 {
             return Vec::new();
         }
-        let mut ranked: Vec<Ranked> = self
-            .docs
-            .iter()
-            .enumerate()
-            .filter_map(|(index, doc)| {
-                let mut score = 0.0;
-                let mut matched = 0.0;
-                for term in &terms {
-                    let Some(&tf) = doc.tf.get(term) else {
-                        continue;
-                    };
-                    let idf = self.idf(term);
-                    let norm = K1 * (1.0 - B + B * doc.len / self.avg_len);
-                    score += idf * tf * (K1 + 1.0) / (tf + norm);
-                    matched += idf;
-                }
-                (score > 0.0).then_some(Ranked {
-                    index,
-                    score,
-                    coverage: matched / total,
-                })
+        // Accumulate each memory's score and matched weight, term by term.
+        let mut acc: HashMap<usize, (f64, f64)> = HashMap::new();
+        for term in &terms {
+            let Some(postings) = self.postings.get(term) else {
+                continue;
+            };
+            let idf = self.idf(term);
+            for &(index, tf) in postings {
+                let norm = K1 * (1.0 - B + B * self.lens[index] / self.avg_len);
+                let entry = acc.entry(index).or_default();
+                entry.0 += idf * tf * (K1 + 1.0) / (tf + norm);
+                entry.1 += idf;
+            }
+        }
+        let mut ranked: Vec<Ranked> = acc
+            .into_iter()
+            .filter(|(_, (score, _))| *score > 0.0)
+            .map(|(index, (score, matched))| Ranked {
+                index,
+                score,
+                coverage: matched / total,
             })
             .collect();
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
@@ -223,6 +207,13 @@ impl LocalRanker {
             .take(limit)
             .collect()
     }
+}
+
+/// A count as a float; memory counts are far below 2^52, where the
+/// conversion would round.
+#[allow(clippy::cast_precision_loss, reason = "counts are far below 2^52")]
+fn as_f64(n: usize) -> f64 {
+    n as f64
 }
 
 /// The file name without its folder and `.md`, as text to tokenise.

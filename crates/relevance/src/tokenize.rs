@@ -10,6 +10,7 @@
 //! a run of one character yields nothing, and bigrams made only of
 //! hiragana (particles, verb endings) or on a short stop list are dropped.
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -46,6 +47,16 @@ const STOP_BIGRAMS: &[&str] = &[
     "제가", "이거", "그거", "뭔가", "해요", "어요", "아요", "에요", "예요", "대해", "관련",
 ];
 
+fn stop_words() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
+}
+
+fn stop_bigrams() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOP_BIGRAMS.iter().copied().collect())
+}
+
 fn stemmer() -> &'static Stemmer {
     static STEMMER: OnceLock<Stemmer> = OnceLock::new();
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
@@ -74,7 +85,12 @@ fn is_hiragana(c: char) -> bool {
 /// The terms of `text`, in order, with repeats.
 #[must_use]
 pub fn tokenize(text: &str) -> Vec<String> {
-    let normalized: String = text.nfkc().flat_map(char::to_lowercase).collect();
+    // NFKC leaves ASCII as it is; skip it for the common case.
+    let normalized: String = if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        text.nfkc().flat_map(char::to_lowercase).collect()
+    };
     let mut terms = Vec::new();
     let mut word = String::new();
     let mut run: Vec<char> = Vec::new();
@@ -101,7 +117,7 @@ fn flush_word(word: &mut String, terms: &mut Vec<String>) {
     }
     let chars = word.chars().count();
     let lone_digit = chars == 1 && word.chars().all(|c| c.is_ascii_digit());
-    if chars >= 2 && !lone_digit && !STOP_WORDS.contains(&word.as_str()) {
+    if chars >= 2 && !lone_digit && !stop_words().contains(word.as_str()) {
         let term = if word.is_ascii() {
             stemmer().stem(word).into_owned()
         } else {
@@ -118,7 +134,7 @@ fn flush_run(run: &mut Vec<char>, terms: &mut Vec<String>) {
             continue;
         }
         let bigram: String = pair.iter().collect();
-        if !STOP_BIGRAMS.contains(&bigram.as_str()) {
+        if !stop_bigrams().contains(bigram.as_str()) {
             terms.push(bigram);
         }
     }

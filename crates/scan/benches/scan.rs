@@ -38,6 +38,20 @@ fn benches(c: &mut Criterion) {
             black_box(total)
         });
     });
+    // The same, plus the fstat the scan must make for each file's mtime.
+    group.bench_function("floor + fstat", |b| {
+        b.iter(|| {
+            let mut buf = [0u8; 4096];
+            let mut total = 0;
+            for path in &paths {
+                let mut file = std::fs::File::open(path).expect("open");
+                let modified = file.metadata().and_then(|m| m.modified()).expect("mtime");
+                total += file.read(&mut buf).expect("read");
+                black_box(modified);
+            }
+            black_box(total)
+        });
+    });
     group.bench_function("scan_memory_dir", |b| {
         b.iter(|| {
             let scan = scan_memory_dir(
