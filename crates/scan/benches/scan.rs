@@ -9,11 +9,17 @@ use std::path::PathBuf;
 use criterion::{Criterion, criterion_group, criterion_main};
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 
-fn folder() -> (tempfile::TempDir, Vec<PathBuf>) {
-    let dir = tempfile::tempdir().expect("temp folder");
+/// 200 memories at the depth a real memory folder has
+/// (`~/.claude/projects/<project>/memory/`).
+fn folder() -> (tempfile::TempDir, PathBuf, Vec<PathBuf>) {
+    let tmp = tempfile::tempdir().expect("temp folder");
+    let dir = tmp
+        .path()
+        .join("home/user/.claude/projects/-home-user-src-app/memory");
+    std::fs::create_dir_all(&dir).expect("memory folder");
     let mut paths = Vec::new();
     for i in 0..200 {
-        let path = dir.path().join(format!("memory-{i:03}.md"));
+        let path = dir.join(format!("memory-{i:03}.md"));
         let body = "Integration tests must use a real database, not mocks.\n\n**Why:** a mocked test hid a broken migration.\n\n**How to apply:** connect to the test database.\n".repeat(3);
         let text = format!(
             "---\nname: memory-{i}\ndescription: Memory number {i} about the build and its tests\ntype: feedback\n---\n{body}"
@@ -21,11 +27,11 @@ fn folder() -> (tempfile::TempDir, Vec<PathBuf>) {
         std::fs::write(&path, text).expect("write memory");
         paths.push(path);
     }
-    (dir, paths)
+    (tmp, dir, paths)
 }
 
 fn benches(c: &mut Criterion) {
-    let (dir, paths) = folder();
+    let (_tmp, dir, paths) = folder();
     let mut group = c.benchmark_group("scan 200 files");
     group.bench_function("floor: open, read 4 KiB, close", |b| {
         b.iter(|| {
@@ -55,7 +61,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("scan_memory_dir", |b| {
         b.iter(|| {
             let scan = scan_memory_dir(
-                black_box(dir.path()),
+                black_box(dir.as_path()),
                 &ScanOptions::default(),
                 &CancelToken::new(),
             );

@@ -29,6 +29,7 @@
 
 mod cancel;
 mod manifest;
+mod open;
 mod walk;
 
 use std::fmt;

@@ -1,11 +1,13 @@
 //! The walk and the reads of [`scan_memory_dir`].
 
+use std::cell::OnceCell;
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use memdir_memtypes::{ENTRYPOINT_NAME, parse_memory, unix_millis};
 
+use crate::open::Folders;
 use crate::{
     CancelToken, DiagnosticKind, MAX_HEAD_BYTES, MemoryHeader, Scan, ScanDiagnostic, ScanError,
     ScanOptions,
@@ -15,6 +17,8 @@ use crate::{
 struct Candidate {
     filename: String,
     path: PathBuf,
+    /// The folder it was listed in, as an index into the walk's folders.
+    folder: usize,
 }
 
 /// Scans a memory folder (SPEC R5.3, R5.5). Fails only when the folder
@@ -27,18 +31,20 @@ pub fn scan_memory_dir(
     options: &ScanOptions,
     cancel: &CancelToken,
 ) -> Result<Scan, ScanError> {
-    let root = fs::canonicalize(dir).map_err(|source| ScanError::Folder {
-        path: dir.to_owned(),
-        source,
-    })?;
+    let root = Root {
+        given: dir,
+        real: OnceCell::new(),
+    };
     let mut scan = Scan::default();
     let mut candidates = Vec::new();
+    let mut folders = Folders::default();
     walk(
         &root,
-        &root,
+        dir,
         "",
         options,
         cancel,
+        &mut folders,
         &mut candidates,
         &mut scan,
     )
@@ -68,7 +74,7 @@ pub fn scan_memory_dir(
             .map(|(_, c)| c)
             .collect();
     }
-    read_all(candidates, options.max_lines, cancel, &mut scan);
+    read_all(candidates, &folders, options.max_lines, cancel, &mut scan);
     scan.memories.sort_by(|a, b| {
         b.mtime_ms
             .cmp(&a.mtime_ms)
@@ -85,7 +91,13 @@ const PARALLEL_THRESHOLD: usize = 32;
 /// opening and reading files is most of a scan's time, and the cores would
 /// otherwise wait on each other's system calls. Results keep the
 /// candidates' order, so diagnostics are deterministic.
-fn read_all(candidates: Vec<Candidate>, max_lines: usize, cancel: &CancelToken, scan: &mut Scan) {
+fn read_all(
+    candidates: Vec<Candidate>,
+    folders: &Folders,
+    max_lines: usize,
+    cancel: &CancelToken,
+    scan: &mut Scan,
+) {
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(4);
@@ -98,7 +110,7 @@ fn read_all(candidates: Vec<Candidate>, max_lines: usize, cancel: &CancelToken, 
                 cancelled = true;
                 break;
             }
-            headers.extend(read_header(c, max_lines, &mut diagnostics));
+            headers.extend(read_header(c, folders, max_lines, &mut diagnostics));
         }
         (headers, diagnostics, cancelled)
     };
@@ -135,14 +147,34 @@ fn read_all(candidates: Vec<Candidate>, max_lines: usize, cancel: &CancelToken, 
     }
 }
 
+/// The memory folder as given, and its real path, resolved only when a
+/// symbolic link needs a containment check (most folders have none).
+struct Root<'a> {
+    given: &'a Path,
+    real: OnceCell<Option<PathBuf>>,
+}
+
+impl Root<'_> {
+    fn real(&self) -> Option<&Path> {
+        self.real
+            .get_or_init(|| fs::canonicalize(self.given).ok())
+            .as_deref()
+    }
+}
+
 /// Collects the memory files below `dir`. Only an error listing the root
 /// itself is returned; errors below it become diagnostics.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk's state, threaded through its recursion"
+)]
 fn walk(
-    root: &Path,
+    root: &Root<'_>,
     dir: &Path,
     prefix: &str,
     options: &ScanOptions,
     cancel: &CancelToken,
+    folders: &mut Folders,
     out: &mut Vec<Candidate>,
     scan: &mut Scan,
 ) -> io::Result<()> {
@@ -154,6 +186,7 @@ fn walk(
             return Ok(());
         }
     };
+    let folder = folders.add(dir);
     for entry in entries {
         if cancel.is_cancelled() {
             scan.cancelled = true;
@@ -187,12 +220,21 @@ fn walk(
         };
         if file_type.is_dir() {
             if !options.exclude.contains(&rel) {
-                walk(root, &path, &format!("{rel}/"), options, cancel, out, scan)?;
+                walk(
+                    root,
+                    &path,
+                    &format!("{rel}/"),
+                    options,
+                    cancel,
+                    folders,
+                    out,
+                    scan,
+                )?;
             }
         } else if file_type.is_symlink() {
             // A link counts only when it resolves to a file inside the folder.
             match fs::canonicalize(&path) {
-                Ok(target) if !target.starts_with(root) => {
+                Ok(target) if !root.real().is_some_and(|real| target.starts_with(real)) => {
                     scan.diagnostics.push(ScanDiagnostic {
                         path,
                         kind: DiagnosticKind::SymlinkOutside,
@@ -207,6 +249,7 @@ fn walk(
                 Ok(_) if is_memory_name(&name) => out.push(Candidate {
                     filename: rel,
                     path,
+                    folder,
                 }),
                 Ok(_) => {}
                 Err(_) => scan.diagnostics.push(ScanDiagnostic {
@@ -218,6 +261,7 @@ fn walk(
             out.push(Candidate {
                 filename: rel,
                 path,
+                folder,
             });
         }
     }
@@ -250,11 +294,13 @@ fn io_diagnostic(path: &Path, e: &io::Error) -> ScanDiagnostic {
 /// most `max_lines` lines (and [`MAX_HEAD_BYTES`] bytes) of it.
 fn read_header(
     c: Candidate,
+    folders: &Folders,
     max_lines: usize,
     diagnostics: &mut Vec<ScanDiagnostic>,
 ) -> Option<MemoryHeader> {
     let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(&c.path, e));
-    let mut file = match File::open(&c.path) {
+    let name = c.filename.rsplit('/').next().unwrap_or(&c.filename);
+    let mut file = match folders.open(c.folder, name, &c.path) {
         Ok(file) => file,
         Err(e) => {
             fail(&e);
@@ -318,32 +364,31 @@ fn read_header(
 /// the size says it has been reached.
 fn read_head(file: &mut File, len: u64, max_lines: usize) -> io::Result<Vec<u8>> {
     const CHUNK: usize = 8 * 1024;
-    let mut head = Vec::with_capacity(usize::try_from(len).map_or(CHUNK, |l| l.min(CHUNK)));
+    // Read into a stack buffer and keep only what arrived: no zero-filled
+    // heap buffer per file, and an exact-size copy.
+    let mut buf = [0u8; CHUNK];
+    let mut head = Vec::new();
     let mut lines = 0;
     loop {
-        let start = head.len();
-        let want = CHUNK.min(MAX_HEAD_BYTES - start);
-        head.resize(start + want, 0);
-        let n = match file.read(&mut head[start..]) {
+        let want = CHUNK.min(MAX_HEAD_BYTES - head.len());
+        let n = match file.read(&mut buf[..want]) {
             Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-                head.truncate(start);
-                continue;
-            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        head.truncate(start + n);
+        let chunk = &buf[..n];
         // Stop after the line that completes `max_lines`.
-        for (i, &b) in head[start..].iter().enumerate() {
-            if b == b'\n' {
-                lines += 1;
-                if lines == max_lines {
-                    head.truncate(start + i + 1);
-                    return Ok(head);
-                }
+        let mut end = n;
+        for (i, _) in chunk.iter().enumerate().filter(|&(_, &b)| b == b'\n') {
+            lines += 1;
+            if lines == max_lines {
+                end = i + 1;
+                break;
             }
         }
-        let at_end = n == 0 || u64::try_from(head.len()).is_ok_and(|l| l >= len);
+        head.extend_from_slice(&chunk[..end]);
+        let at_end =
+            n == 0 || lines == max_lines || u64::try_from(head.len()).is_ok_and(|l| l >= len);
         if at_end || head.len() >= MAX_HEAD_BYTES {
             return Ok(head);
         }
@@ -359,8 +404,9 @@ mod tests {
         let c = Candidate {
             filename: "x.md".into(),
             path: path.to_owned(),
+            folder: 0,
         };
-        (read_header(c, 30, &mut diags), diags)
+        (read_header(c, &Folders::default(), 30, &mut diags), diags)
     }
 
     #[test]
