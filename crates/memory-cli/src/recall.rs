@@ -77,6 +77,13 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
     for d in &recall.diagnostics {
         eprintln!("memdir: note: {d}");
     }
+    if !recall.scan_diagnostics.is_empty() {
+        // One line, not one per file: recall runs in hooks, on every request.
+        eprintln!(
+            "memdir: note: {} memory files were skipped or read with trouble; `memdir list` names them",
+            recall.scan_diagnostics.len()
+        );
+    }
     let now = unix_millis(std::time::SystemTime::now());
     if global.json {
         let rows: Vec<RecallJson> = recall

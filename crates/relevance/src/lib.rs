@@ -4,8 +4,8 @@
 //!
 //! - [`find_relevant_memories`] — scan the folder, drop memories already
 //!   shown, let the selector choose, return at most five
-//!   ([`RelevantMemory`]), with the selector that answered and any
-//!   diagnostics ([`Recall`]).
+//!   ([`RelevantMemory`]), with the selector that answered, any selector
+//!   diagnostics and the scan's diagnostics ([`Recall`]).
 //! - [`LocalRanker`] — BM25 over name, description and file name, with the
 //!   body's first lines as weaker evidence; NFKC and case folding, English
 //!   stemming, CJK bigrams; [`Thresholds`] encode "when unsure, leave it
@@ -113,9 +113,11 @@ pub struct Recall {
     pub memories: Vec<RelevantMemory>,
     /// Which selector answered.
     pub selector: SelectorUsed,
-    /// What went wrong on the way (a failed model call, unreadable files),
-    /// one line each. Never a reason for the recall itself to fail.
+    /// What went wrong with the selector (a failed model call), one line
+    /// each. Never a reason for the recall itself to fail.
     pub diagnostics: Vec<String>,
+    /// Files the scan skipped or read with trouble.
+    pub scan_diagnostics: Vec<memdir_scan::ScanDiagnostic>,
 }
 
 /// Errors of recall: only a memory folder that cannot be scanned at all, or
@@ -164,11 +166,12 @@ pub fn find_relevant_memories(
                 memories: Vec::new(),
                 selector: SelectorUsed::Local,
                 diagnostics,
+                scan_diagnostics: Vec::new(),
             });
         }
         Err(e) => return Err(e.into()),
     };
-    diagnostics.extend(scan.diagnostics.iter().map(ToString::to_string));
+    let scan_diagnostics = scan.diagnostics;
     let candidates: Vec<MemoryHeader> = scan
         .memories
         .into_iter()
@@ -219,6 +222,7 @@ pub fn find_relevant_memories(
         memories,
         selector,
         diagnostics,
+        scan_diagnostics,
     })
 }
 
