@@ -11,6 +11,7 @@ mod output;
 mod paths;
 mod prompt;
 mod recall;
+mod secrets;
 
 use std::process::ExitCode;
 
@@ -66,6 +67,10 @@ enum Command {
     Prompt(prompt::PromptArgs),
     /// Save a memory: its topic file and its line in MEMORY.md.
     Add(add::AddArgs),
+    /// Find secrets (API keys, tokens, private keys) in text before it is
+    /// shared, with gitleaks' rules; redact them; list the rules.
+    #[command(subcommand)]
+    Secrets(secrets::SecretsCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -103,6 +108,7 @@ fn main() -> ExitCode {
         Command::Recall(args) => recall::run(args, &cli.global),
         Command::Prompt(args) => prompt::run(args, &cli.global),
         Command::Add(args) => add::run(args, &cli.global),
+        Command::Secrets(cmd) => secrets::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -1,0 +1,237 @@
+//! `memdir secrets scan|redact|rules`: the secret scanner on files, folders
+//! or stdin. Findings name the rule and the line, never the secret.
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use clap::Subcommand;
+use memdir_secrets::{Scanner, SecretMatch};
+use serde::Serialize;
+
+use crate::Outcome;
+use crate::context::GlobalArgs;
+use crate::output::{print, print_json};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SecretsCommand {
+    /// Scan files, folders (recursively) or stdin (`-`, the default) for
+    /// secrets. Exits 0 when clean, 1 when anything is found; the output
+    /// names each finding's rule and line, never the secret.
+    #[command(
+        after_help = "JSON: [{file, ruleId, label, start, end, line}] — start and end are \
+        byte offsets of the secret in its file (file is absent for stdin)."
+    )]
+    Scan {
+        /// Files or folders to scan; `-` reads stdin.
+        #[arg(value_name = "FILE|-", default_value = "-")]
+        inputs: Vec<PathBuf>,
+        /// A gitleaks configuration file: its rules replace the built-in
+        /// ones, or extend them with `[extend] useDefault = true`.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Print a file (or stdin) with every secret replaced by
+    /// `[REDACTED:<rule-id>]`.
+    Redact {
+        /// The file, or `-` for stdin.
+        #[arg(value_name = "FILE|-", default_value = "-")]
+        input: PathBuf,
+        /// A gitleaks configuration file, as for `scan`.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// List the rules: their ids and what they detect.
+    #[command(after_help = "JSON: [{id, description, keywords}]")]
+    Rules {
+        /// A gitleaks configuration file, as for `scan`.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+}
+
+pub(crate) fn run(cmd: &SecretsCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    match cmd {
+        SecretsCommand::Scan { inputs, config } => scan(inputs, config.as_deref(), global.json),
+        SecretsCommand::Redact { input, config } => {
+            let scanner = scanner(config.as_deref())?;
+            let text = read_text(input)?;
+            print_raw(&scanner.redact(&text))?;
+            Ok(Outcome::Success)
+        }
+        SecretsCommand::Rules { config } => rules(&scanner(config.as_deref())?, global.json),
+    }
+}
+
+/// The built-in scanner, or one from a gitleaks configuration file.
+fn scanner(config: Option<&Path>) -> anyhow::Result<Scanner> {
+    let Some(path) = config else {
+        return Ok(Scanner::builtin().clone());
+    };
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Scanner::from_toml(&text).with_context(|| format!("{}", path.display()))
+}
+
+fn read_text(input: &Path) -> anyhow::Result<String> {
+    let bytes = read_bytes(input)?;
+    String::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "{} is not UTF-8 text; redaction needs text",
+            input.display()
+        )
+    })
+}
+
+fn read_bytes(input: &Path) -> anyhow::Result<Vec<u8>> {
+    if input.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read stdin")?;
+        return Ok(bytes);
+    }
+    if input.is_dir() {
+        bail!("{} is a folder; give a file", input.display());
+    }
+    std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))
+}
+
+/// Prints text as it is, without adding a newline.
+fn print_raw(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FindingJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    rule_id: &'a str,
+    label: &'a str,
+    start: usize,
+    end: usize,
+    line: usize,
+}
+
+fn scan(inputs: &[PathBuf], config: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
+    let scanner = scanner(config)?;
+    let mut files: Vec<PathBuf> = Vec::new();
+    for input in inputs {
+        if input.as_os_str() != "-" && !input.exists() {
+            bail!("cannot read {}: no such file or folder", input.display());
+        }
+        collect(input, &mut files).with_context(|| format!("cannot list {}", input.display()))?;
+    }
+    let mut results: Vec<(Option<String>, Vec<SecretMatch>)> = Vec::new();
+    for file in &files {
+        let bytes = read_bytes(file)?;
+        let name = (file.as_os_str() != "-").then(|| file.display().to_string());
+        let findings = scanner.scan_bytes(&bytes, name.as_deref());
+        if !findings.is_empty() {
+            results.push((name, findings));
+        }
+    }
+    let total: usize = results.iter().map(|(_, f)| f.len()).sum();
+    if json {
+        let rows: Vec<FindingJson<'_>> = results
+            .iter()
+            .flat_map(|(file, findings)| {
+                findings.iter().map(move |f| FindingJson {
+                    file: file.clone(),
+                    rule_id: &f.rule_id,
+                    label: &f.label,
+                    start: f.start,
+                    end: f.end,
+                    line: f.line,
+                })
+            })
+            .collect();
+        print_json(&rows)?;
+    } else {
+        let mut out = String::new();
+        for (file, findings) in &results {
+            for f in findings {
+                let place = file.as_deref().unwrap_or("stdin");
+                let _ = writeln!(out, "{place}:{}: {} ({})", f.line, f.rule_id, f.label);
+            }
+        }
+        if total == 0 {
+            let _ = writeln!(
+                out,
+                "no secrets found ({} {} scanned)",
+                files.len(),
+                if files.len() == 1 { "input" } else { "inputs" }
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{total} {} found; the secrets are not shown",
+                if total == 1 { "secret" } else { "secrets" }
+            );
+        }
+        print(&out)?;
+    }
+    Ok(if total == 0 {
+        Outcome::Success
+    } else {
+        Outcome::ProblemsFound
+    })
+}
+
+/// `input` itself, or every file below it when it is a folder (hidden
+/// entries included: `.env` files are where secrets hide; `.git` excluded).
+fn collect(input: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if input.as_os_str() == "-" || !input.is_dir() {
+        out.push(input.to_owned());
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(input)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let file_type = entry.file_type()?;
+        if file_type.is_dir() {
+            if entry.file_name() != ".git" {
+                collect(&entry.path(), out)?;
+            }
+        } else if file_type.is_file() {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct RuleJson<'a> {
+    id: &'a str,
+    description: &'a str,
+    keywords: &'a [String],
+}
+
+fn rules(scanner: &Scanner, json: bool) -> anyhow::Result<Outcome> {
+    let rules = scanner.rules();
+    if json {
+        let rows: Vec<RuleJson<'_>> = rules
+            .iter()
+            .map(|r| RuleJson {
+                id: &r.id,
+                description: &r.description,
+                keywords: &r.keywords,
+            })
+            .collect();
+        print_json(&rows)?;
+    } else {
+        let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
+        let mut text = String::new();
+        for r in &rules {
+            let _ = writeln!(text, "{:<width$}  {}", r.id, r.description);
+        }
+        print(&format!("{text}{} rules", rules.len()))?;
+    }
+    Ok(Outcome::Success)
+}

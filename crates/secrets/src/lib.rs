@@ -1,0 +1,225 @@
+//! A secret scanner with gitleaks' rules and matching semantics: the guard
+//! that keeps credentials out of shared team memory (SPEC R10).
+//!
+//! - [`scan_for_secrets`] — every finding of the built-in rules in a text,
+//!   as [`SecretMatch`]es with the byte span of the secret, its rule and its
+//!   line. The secret itself is never stored in a finding.
+//! - [`redact_secrets`] — the text with every finding replaced by
+//!   `[REDACTED:<rule-id>]`.
+//! - [`Scanner`] — the same with other rules: [`Scanner::from_toml`] reads
+//!   a gitleaks configuration file (a team's own rules and allowlists;
+//!   `[extend] useDefault = true` adds them to the built-in ones).
+//!
+//! Matching follows gitleaks v8: a case-insensitive keyword prefilter
+//! (Aho-Corasick) decides which rules run; each rule's RE2-dialect regex
+//! runs over bytes with ASCII classes; the secret is the first non-empty
+//! capture group (or `secretGroup`); its Shannon entropy must be strictly
+//! above the rule's threshold; the global and then the rule's allowlists
+//! (`regexes` against the secret, match or line, `stopwords`, `paths`,
+//! with OR or AND) can let it go; a line holding `gitleaks:allow` is
+//! skipped; overlapping rules both report. Rules compile once, lazily.
+//!
+//! This crate knows nothing of files: callers pass text (and, for
+//! allowlists by path, a path).
+//!
+//! ```
+//! use memdir_secrets::{redact_secrets, scan_for_secrets};
+//!
+//! let text = "GITHUB_TOKEN=ghp_RQxGWd7uCkA2ZXbwfvTN3OpLQsE8mV1Ji6YS\n";
+//! let found = scan_for_secrets(text);
+//! assert_eq!(found.len(), 1);
+//! assert_eq!(found[0].rule_id, "github-pat");
+//! assert_eq!(found[0].line, 1);
+//! assert_eq!(redact_secrets(text), "GITHUB_TOKEN=[REDACTED:github-pat]\n");
+//! assert!(scan_for_secrets("no secrets here").is_empty());
+//! ```
+
+mod config;
+mod rules;
+mod scan;
+
+use std::sync::OnceLock;
+
+use config::ConfigFile;
+use rules::RuleSet;
+
+/// The built-in rules, in gitleaks' configuration format.
+pub const DEFAULT_RULES: &str = include_str!("../rules/default.toml");
+
+/// A secret found in a text. It holds where the secret is, never the
+/// secret: slice the scanned text with `start..end` to get it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SecretMatch {
+    /// The rule that found it (a gitleaks rule id, kebab-case).
+    pub rule_id: String,
+    /// What the rule detects, in words.
+    pub label: String,
+    /// Byte offset where the secret starts.
+    pub start: usize,
+    /// Byte offset just past the secret.
+    pub end: usize,
+    /// 1-based line on which the secret starts.
+    pub line: usize,
+}
+
+/// A rule's identity, for listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleInfo {
+    /// The rule id.
+    pub id: String,
+    /// What it detects.
+    pub description: String,
+    /// Its keywords (lower-cased); a rule with none runs on every text.
+    pub keywords: Vec<String>,
+}
+
+/// Errors reading a rule configuration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SecretsError {
+    /// The configuration is not valid TOML or not a gitleaks configuration.
+    #[error("invalid secret-scanning config: {0}")]
+    Config(String),
+    /// A regex in the configuration does not compile.
+    #[error("invalid regex in {what}: {message}")]
+    Regex {
+        /// Where the regex is (the rule or allowlist).
+        what: String,
+        /// The compiler's message.
+        message: String,
+    },
+}
+
+/// A compiled set of rules.
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    rules: RuleSet,
+}
+
+impl Scanner {
+    /// The built-in rules, compiled on first use and shared.
+    ///
+    /// # Panics
+    ///
+    /// Never in practice: the built-in rules are tested to compile.
+    #[must_use]
+    pub fn builtin() -> &'static Scanner {
+        static BUILTIN: OnceLock<Scanner> = OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            Scanner::parse(DEFAULT_RULES, false).expect("the built-in rules compile (tested)")
+        })
+    }
+
+    /// Rules from a gitleaks configuration file's text. With
+    /// `[extend] useDefault = true` the file's rules and allowlists are
+    /// added to the built-in ones (a rule with a built-in rule's id replaces
+    /// it; `disabledRules` removes built-in rules).
+    pub fn from_toml(text: &str) -> Result<Scanner, SecretsError> {
+        Scanner::parse(text, true)
+    }
+
+    fn parse(text: &str, may_extend: bool) -> Result<Scanner, SecretsError> {
+        let mut config: ConfigFile =
+            toml::from_str(text).map_err(|e| SecretsError::Config(e.message().to_owned()))?;
+        let extend = config.extend.take().filter(|e| may_extend && e.use_default);
+        if let Some(extend) = extend {
+            let mut base: ConfigFile = toml::from_str(DEFAULT_RULES)
+                .map_err(|e| SecretsError::Config(format!("built-in rules: {}", e.message())))?;
+            base.rules.retain(|r| {
+                !extend.disabled_rules.contains(&r.id) && !config.rules.iter().any(|u| u.id == r.id)
+            });
+            base.rules.append(&mut config.rules);
+            base.allowlists.extend(config.allowlist.take());
+            base.allowlists.append(&mut config.allowlists);
+            config = base;
+        }
+        Ok(Scanner {
+            rules: RuleSet::compile(&config)?,
+        })
+    }
+
+    /// Every finding in `text`.
+    #[must_use]
+    pub fn scan(&self, text: &str) -> Vec<SecretMatch> {
+        self.scan_bytes(text.as_bytes(), None)
+    }
+
+    /// Every finding in `text`, which may be any bytes; `path` (when known)
+    /// is what allowlists by path are tested against.
+    #[must_use]
+    pub fn scan_bytes(&self, text: &[u8], path: Option<&str>) -> Vec<SecretMatch> {
+        scan::scan(&self.rules, text, path)
+    }
+
+    /// `text` with the union of all finding spans replaced, each maximal
+    /// run by `[REDACTED:<rule-id>]` of the finding that starts it.
+    #[must_use]
+    pub fn redact(&self, text: &str) -> String {
+        let mut findings = self.scan(text);
+        findings.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        let mut out = String::with_capacity(text.len());
+        let mut pos = 0;
+        let mut i = 0;
+        while i < findings.len() {
+            let first = &findings[i];
+            let mut end = first.end;
+            let mut j = i + 1;
+            while j < findings.len() && findings[j].start < end {
+                end = end.max(findings[j].end);
+                j += 1;
+            }
+            // Spans are at character boundaries of valid UTF-8 text except in
+            // pathological cases; widen to boundaries to stay valid.
+            let start = floor_boundary(text, first.start.max(pos));
+            let end = ceil_boundary(text, end);
+            out.push_str(&text[pos..start]);
+            out.push_str("[REDACTED:");
+            out.push_str(&first.rule_id);
+            out.push(']');
+            pos = end;
+            i = j;
+        }
+        out.push_str(&text[pos..]);
+        out
+    }
+
+    /// The rules, in configuration order.
+    #[must_use]
+    pub fn rules(&self) -> Vec<RuleInfo> {
+        self.rules
+            .rules
+            .iter()
+            .map(|r| RuleInfo {
+                id: r.id.clone(),
+                description: r.description.clone(),
+                keywords: r.keywords.clone(),
+            })
+            .collect()
+    }
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Every finding of the built-in rules in `content`.
+#[must_use]
+pub fn scan_for_secrets(content: &str) -> Vec<SecretMatch> {
+    Scanner::builtin().scan(content)
+}
+
+/// `content` with every finding of the built-in rules redacted.
+#[must_use]
+pub fn redact_secrets(content: &str) -> String {
+    Scanner::builtin().redact(content)
+}

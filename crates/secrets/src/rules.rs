@@ -1,0 +1,215 @@
+//! Rules and allowlists compiled once from a configuration.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::bytes::{Regex, RegexBuilder};
+
+use crate::SecretsError;
+use crate::config::{AllowlistSpec, ConfigFile, RuleSpec, go_to_rust_regex};
+
+/// What an allowlist's `regexes` are tested against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// The secret (the default).
+    Secret,
+    /// The whole match.
+    Match,
+    /// The line(s) of the match.
+    Line,
+}
+
+/// A compiled allowlist.
+#[derive(Debug, Clone)]
+pub(crate) struct Allowlist {
+    pub(crate) and: bool,
+    pub(crate) target: Target,
+    pub(crate) regexes: Vec<Regex>,
+    pub(crate) paths: Vec<Regex>,
+    /// Lower-cased.
+    pub(crate) stopwords: Vec<String>,
+    /// Commits can never match a text scan, but an AND allowlist that lists
+    /// some can then never allow anything.
+    pub(crate) has_commits: bool,
+    /// For a global allowlist: the rules it applies to (all when empty).
+    pub(crate) target_rules: Vec<String>,
+}
+
+/// A compiled rule.
+#[derive(Debug, Clone)]
+pub(crate) struct Rule {
+    pub(crate) id: String,
+    pub(crate) description: String,
+    pub(crate) regex: Regex,
+    pub(crate) secret_group: Option<usize>,
+    pub(crate) entropy: Option<f64>,
+    /// Lower-cased; empty means the rule always runs.
+    pub(crate) keywords: Vec<String>,
+    pub(crate) path: Option<Regex>,
+    pub(crate) allowlists: Vec<Allowlist>,
+}
+
+/// Everything a scan needs: the rules, the global allowlists and the
+/// keyword automaton that decides which rules run on a text.
+#[derive(Debug, Clone)]
+pub(crate) struct RuleSet {
+    pub(crate) rules: Vec<Rule>,
+    pub(crate) global: Vec<Allowlist>,
+    /// All keywords of all rules, matched ASCII-case-insensitively.
+    pub(crate) keywords: AhoCorasick,
+    /// For each keyword pattern, the rules that list it.
+    pub(crate) keyword_rules: Vec<Vec<usize>>,
+    /// Rules without keywords: they run on every text.
+    pub(crate) always: Vec<usize>,
+}
+
+/// Compiles a pattern the way gitleaks runs it: over bytes, with Go's
+/// ASCII meaning of `\w`, `\d`, `\s` and `\b`.
+pub(crate) fn compile(pattern: &str, what: &str) -> Result<Regex, SecretsError> {
+    RegexBuilder::new(&go_to_rust_regex(pattern))
+        .unicode(false)
+        .size_limit(32 * 1024 * 1024)
+        .build()
+        .map_err(|e| SecretsError::Regex {
+            what: what.to_owned(),
+            message: first_line(&e.to_string()),
+        })
+}
+
+fn first_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn compile_allowlist(spec: &AllowlistSpec, what: &str) -> Result<Allowlist, SecretsError> {
+    let and = match spec
+        .condition
+        .as_deref()
+        .map(str::to_ascii_uppercase)
+        .as_deref()
+    {
+        None | Some("" | "OR") => false,
+        Some("AND") => true,
+        Some(other) => {
+            return Err(SecretsError::Config(format!(
+                "{what}: condition {other:?} is neither OR nor AND"
+            )));
+        }
+    };
+    let target = match spec.regex_target.as_deref() {
+        None | Some("" | "secret") => Target::Secret,
+        Some("match") => Target::Match,
+        Some("line") => Target::Line,
+        Some(other) => {
+            return Err(SecretsError::Config(format!(
+                "{what}: regexTarget {other:?} is not secret, match or line"
+            )));
+        }
+    };
+    Ok(Allowlist {
+        and,
+        target,
+        regexes: spec
+            .regexes
+            .iter()
+            .map(|r| compile(r, what))
+            .collect::<Result<_, _>>()?,
+        paths: spec
+            .paths
+            .iter()
+            .map(|r| compile(r, what))
+            .collect::<Result<_, _>>()?,
+        stopwords: spec.stopwords.iter().map(|s| s.to_lowercase()).collect(),
+        has_commits: !spec.commits.is_empty(),
+        target_rules: spec.target_rules.clone(),
+    })
+}
+
+fn compile_rule(spec: &RuleSpec) -> Result<Option<Rule>, SecretsError> {
+    let what = format!("rule {}", spec.id);
+    if spec.id.trim().is_empty() {
+        return Err(SecretsError::Config("a rule has no id".to_owned()));
+    }
+    // A rule without a regex matches files by path alone; text scanning
+    // has no use for it.
+    let Some(pattern) = spec.regex.as_deref().filter(|r| !r.is_empty()) else {
+        return Ok(None);
+    };
+    let mut allowlists: Vec<Allowlist> = Vec::new();
+    for a in spec.allowlist.iter().chain(&spec.allowlists) {
+        allowlists.push(compile_allowlist(a, &what)?);
+    }
+    Ok(Some(Rule {
+        id: spec.id.clone(),
+        description: spec.description.clone(),
+        regex: compile(pattern, &what)?,
+        secret_group: spec.secret_group.filter(|&g| g > 0),
+        entropy: spec.entropy.filter(|&e| e != 0.0),
+        keywords: spec
+            .keywords
+            .iter()
+            .map(|k| k.to_lowercase())
+            .filter(|k| !k.is_empty())
+            .collect(),
+        path: spec
+            .path
+            .as_deref()
+            .map(|p| compile(p, &what))
+            .transpose()?,
+        allowlists,
+    }))
+}
+
+impl RuleSet {
+    /// Compiles a parsed configuration.
+    pub(crate) fn compile(config: &ConfigFile) -> Result<RuleSet, SecretsError> {
+        let mut rules = Vec::new();
+        for spec in &config.rules {
+            if let Some(rule) = compile_rule(spec)? {
+                rules.push(rule);
+            }
+        }
+        let mut global = Vec::new();
+        for a in config.allowlist.iter().chain(&config.allowlists) {
+            global.push(compile_allowlist(a, "global allowlist")?);
+        }
+        Self::assemble(rules, global)
+    }
+
+    /// Builds the keyword automaton over `rules`.
+    pub(crate) fn assemble(
+        rules: Vec<Rule>,
+        global: Vec<Allowlist>,
+    ) -> Result<RuleSet, SecretsError> {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
+        let mut always = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.keywords.is_empty() {
+                always.push(i);
+            }
+            for k in &rule.keywords {
+                if let Some(p) = patterns.iter().position(|p| p == k) {
+                    keyword_rules[p].push(i);
+                } else {
+                    patterns.push(k.clone());
+                    keyword_rules.push(vec![i]);
+                }
+            }
+        }
+        let keywords = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .map_err(|e| SecretsError::Config(format!("cannot build the keyword matcher: {e}")))?;
+        Ok(RuleSet {
+            rules,
+            global,
+            keywords,
+            keyword_rules,
+            always,
+        })
+    }
+}
