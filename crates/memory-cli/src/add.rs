@@ -41,7 +41,7 @@ pub(crate) struct AddArgs {
     #[arg(long)]
     title: Option<String>,
     /// Save to the team folder, shared through team sync. Not for user
-    /// memories.
+    /// memories, and refused (exit 3) when the memory holds a secret.
     #[arg(long)]
     team: bool,
 }
@@ -96,8 +96,6 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
         );
     }
 
-    std::fs::create_dir_all(&folder)
-        .with_context(|| format!("cannot create {}", folder.display()))?;
     let header = Header {
         name: Some(args.name.clone()),
         description: Some(description.clone()),
@@ -107,7 +105,26 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    atomic_write(&path, render_memory(&header, &text).as_bytes())?;
+    let rendered = render_memory(&header, &text);
+    if args.team {
+        // Team memories are shared: nothing holding a secret is written there.
+        let findings = memdir_secrets::scan_for_secrets(&rendered);
+        if !findings.is_empty() {
+            let found: Vec<String> = findings
+                .iter()
+                .map(|f| format!("{} on line {}", f.rule_id, f.line))
+                .collect();
+            return Err(Rejected(format!(
+                "refused: the memory holds {} ({}); team memories are shared, so take it out (the secret is not shown)",
+                if findings.len() == 1 { "a secret" } else { "secrets" },
+                found.join(", "),
+            ))
+            .into());
+        }
+    }
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create {}", folder.display()))?;
+    atomic_write(&path, rendered.as_bytes())?;
 
     let index_path = folder.join(ENTRYPOINT_NAME);
     let index = match std::fs::read(&index_path) {

@@ -7,6 +7,7 @@ mod golden;
 mod memories;
 mod paths;
 mod readme;
+mod secrets;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
