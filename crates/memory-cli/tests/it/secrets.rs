@@ -31,8 +31,8 @@ fn scan_names_rule_and_line_and_never_the_secret() {
     assert_eq!(j[0]["ruleId"], "github-pat");
     assert_eq!(j[0]["line"], 3);
     let (start, end) = (
-        j[0]["start"].as_u64().unwrap() as usize,
-        j[0]["end"].as_u64().unwrap() as usize,
+        usize::try_from(j[0]["start"].as_u64().unwrap()).unwrap(),
+        usize::try_from(j[0]["end"].as_u64().unwrap()).unwrap(),
     );
     assert_eq!(&fs::read_to_string(&file).unwrap()[start..end], TOKEN);
     assert!(!stdout(&out).contains(TOKEN));
