@@ -51,17 +51,17 @@ fn benches(c: &mut Criterion) {
     let clean = memory_file(false);
     let dirty = memory_file(true);
     c.bench_function("scan a clean 2 KB memory file", |b| {
-        b.iter(|| black_box(scanner.scan(black_box(&clean))).len())
+        b.iter(|| black_box(scanner.scan(black_box(&clean))).len());
     });
     c.bench_function("scan a 2 KB memory file with a secret", |b| {
-        b.iter(|| black_box(scanner.scan(black_box(&dirty))).len())
+        b.iter(|| black_box(scanner.scan(black_box(&dirty))).len());
     });
     let big = corpus(4 * 1024 * 1024);
     let mut group = c.benchmark_group("throughput");
     group.throughput(Throughput::Bytes(big.len() as u64));
     group.sample_size(20);
     group.bench_function("scan 4 MB of mixed text", |b| {
-        b.iter(|| black_box(scanner.scan(black_box(&big))).len())
+        b.iter(|| black_box(scanner.scan(black_box(&big))).len());
     });
     group.finish();
 }
