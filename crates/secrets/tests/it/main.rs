@@ -2,5 +2,6 @@
 
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
+mod own_vectors;
 mod parity;
 mod properties;

@@ -717,6 +717,12 @@ def edge_cases():
       'AWS_ACCESS_KEY_ID=%s\nAWS_SECRET_ACCESS_KEY=%s\nBACKUP_AWS_ACCESS_KEY_ID=%s\nGITHUB_TOKEN=%s\n'
       % (aws_key(), rnd(B64, 40), aws_key(), gh('ghp_')))
     e('private-key', 'two-keys', 'pem', private_key('EC PRIVATE KEY') + '\n' + private_key('EC PRIVATE KEY') + '\n')
+    # the private-key regex is lazy but unbounded: a header *mentioned* in prose
+    # joins with the next "KEY-----" further down, here a public key's header
+    e('private-key', 'mention-joins-later-public-key', 'markdown',
+      'Put the -----BEGIN OPENSSH PRIVATE KEY----- block in ~/.ssh/id_ed25519, never in the repo.\n\n'
+      'The server key is public, so it can live here:\n\n```\n-----BEGIN PUBLIC KEY-----\n%s\n'
+      '-----END PUBLIC KEY-----\n```\n' % '\n'.join(pem_body(91)))
     e('huggingface-access-token', 'non-ascii-before', 'prose', 'Jeton d’accès (ne pas réutiliser) → %s ✔\n' % hf())
 
 
