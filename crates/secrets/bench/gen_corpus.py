@@ -13,8 +13,8 @@ Planted secrets are the secrets of the positive vectors of
 ../tests/vectors/own.jsonl (the project's own texts, findings recorded from
 gitleaks 8.30.1), re-embedded in a context suited to the file type. The
 near-miss and tricky-negative texts of own.jsonl are sprinkled in as decoys
-(they must stay clean). Rules are planted round-robin, so every rule gets a
-share.
+(they must stay clean; PEM-looking ones are left out, see load_vectors).
+Rules are planted round-robin, so every rule gets a share.
 
 OUT_DIR.planted.json lists every finding the plants should produce:
 {"file", "rule_id", "byte_offset", "secret"} (byte_offset = start of the
@@ -89,7 +89,7 @@ class Gen:
         n = r.randint(8, 24)
         words = r.choices(NOUNS + VERBS + ADJS + LANG_WORDS + ['the', 'a', 'to', 'of', 'and', 'in', 'for',
                                                                'with', 'when', 'because', 'so', 'we'] * 6, k=n)
-        if r.random() < 0.08:
+        if r.random() < 0.03:
             words.insert(r.randrange(len(words)), r.choice(DECOY_WORDS))
         s = ' '.join(words)
         tail = r.random()
@@ -241,7 +241,9 @@ def load_vectors(path):
     for line in open(path, encoding='utf-8'):
         v = json.loads(line)
         if v['kind'] != 'positive':
-            if not v['findings']:
+            # decoys must stay clean wherever they land: a '-----BEGIN ... PRIVATE KEY-----' mention would
+            # join with the next 'KEY-----' further down the file (the private-key regex is unbounded)
+            if not v['findings'] and '-----BEGIN' not in v['text']:
                 decoys.append(v['text'] if v['text'].endswith('\n') else v['text'] + '\n')
             continue
         raw = v['text'].encode('utf-8')

@@ -35,6 +35,7 @@
 //! ```
 
 mod config;
+mod pattern;
 mod rules;
 mod scan;
 

@@ -1,10 +1,10 @@
 //! Rules and allowlists compiled once from a configuration.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex::bytes::{Regex, RegexBuilder};
 
 use crate::SecretsError;
-use crate::config::{AllowlistSpec, ConfigFile, RuleSpec, go_to_rust_regex};
+use crate::config::{AllowlistSpec, ConfigFile, RuleSpec};
+use crate::pattern::Pattern;
 
 /// What an allowlist's `regexes` are tested against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +22,8 @@ pub(crate) enum Target {
 pub(crate) struct Allowlist {
     pub(crate) and: bool,
     pub(crate) target: Target,
-    pub(crate) regexes: Vec<Regex>,
-    pub(crate) paths: Vec<Regex>,
+    pub(crate) regexes: Vec<Pattern>,
+    pub(crate) paths: Vec<Pattern>,
     /// Lower-cased.
     pub(crate) stopwords: Vec<String>,
     /// Commits can never match a text scan, but an AND allowlist that lists
@@ -38,12 +38,12 @@ pub(crate) struct Allowlist {
 pub(crate) struct Rule {
     pub(crate) id: String,
     pub(crate) description: String,
-    pub(crate) regex: Regex,
+    pub(crate) regex: Pattern,
     pub(crate) secret_group: Option<usize>,
     pub(crate) entropy: Option<f64>,
     /// Lower-cased; empty means the rule always runs.
     pub(crate) keywords: Vec<String>,
-    pub(crate) path: Option<Regex>,
+    pub(crate) path: Option<Pattern>,
     pub(crate) allowlists: Vec<Allowlist>,
 }
 
@@ -61,26 +61,9 @@ pub(crate) struct RuleSet {
     pub(crate) always: Vec<usize>,
 }
 
-/// Compiles a pattern the way gitleaks runs it: over bytes, with Go's
-/// ASCII meaning of `\w`, `\d`, `\s` and `\b`.
-pub(crate) fn compile(pattern: &str, what: &str) -> Result<Regex, SecretsError> {
-    RegexBuilder::new(&go_to_rust_regex(pattern))
-        .unicode(false)
-        .size_limit(32 * 1024 * 1024)
-        .build()
-        .map_err(|e| SecretsError::Regex {
-            what: what.to_owned(),
-            message: first_line(&e.to_string()),
-        })
-}
-
-fn first_line(message: &str) -> String {
-    message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// Compiles a pattern of a configuration.
+pub(crate) fn compile(pattern: &str, what: &str) -> Result<Pattern, SecretsError> {
+    Pattern::compile(pattern, what)
 }
 
 fn compile_allowlist(spec: &AllowlistSpec, what: &str) -> Result<Allowlist, SecretsError> {

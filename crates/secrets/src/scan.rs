@@ -38,9 +38,9 @@ fn scan_rule(
     path: Option<&str>,
     out: &mut Vec<SecretMatch>,
 ) {
-    for m in rule.regex.find_iter(text) {
+    for (m_start, m_end) in rule.regex.find_spans(text) {
         // The match, without newlines at either end.
-        let (mut start, mut end) = (m.start(), m.end());
+        let (mut start, mut end) = (m_start, m_end);
         while start < end && text[start] == b'\n' {
             start += 1;
         }
@@ -49,14 +49,14 @@ fn scan_rule(
         }
         let matched = &text[start..end];
         // The line(s) the match is on.
-        let line_start = text[..m.start()]
+        let line_start = text[..m_start]
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
-        let line_end = text[m.end()..]
+        let line_end = text[m_end..]
             .iter()
             .position(|&b| b == b'\n')
-            .map_or(text.len(), |i| m.end() + i);
+            .map_or(text.len(), |i| m_end + i);
         let line = &text[line_start..line_end];
         if contains(line, ALLOW_SIGNATURE) {
             continue;
@@ -115,20 +115,18 @@ fn secret_span(rule: &Rule, matched: &[u8]) -> Secret {
     if rule.regex.captures_len() <= 1 {
         return Secret::WholeMatch;
     }
-    let Some(caps) = rule.regex.captures(matched) else {
+    let Some(caps) = rule.regex.group_spans(matched) else {
         return Secret::WholeMatch;
     };
     match rule.secret_group {
         Some(g) if g >= caps.len() => Secret::NoSuchGroup,
-        Some(g) => caps
-            .get(g)
-            .map_or(Secret::Group(0, 0), |m| Secret::Group(m.start(), m.end())),
+        Some(g) => caps[g].map_or(Secret::Group(0, 0), |(a, b)| Secret::Group(a, b)),
         None => caps
             .iter()
             .skip(1)
             .flatten()
-            .find(|m| !m.is_empty())
-            .map_or(Secret::WholeMatch, |m| Secret::Group(m.start(), m.end())),
+            .find(|(a, b)| a < b)
+            .map_or(Secret::WholeMatch, |&(a, b)| Secret::Group(a, b)),
     }
 }
 
