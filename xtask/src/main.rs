@@ -67,9 +67,11 @@ fn cargo() -> String {
 /// Runs `cargo <args>` in the workspace root, failing with the command line.
 fn run_cargo(args: &[&str]) -> Result<(), String> {
     eprintln!("==> cargo {}", args.join(" "));
+    // Cargo's rustc probe reads stdin; never hand it ours.
     let status = Command::new(cargo())
         .args(args)
         .current_dir(root())
+        .stdin(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if status.success() {

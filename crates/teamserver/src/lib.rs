@@ -1,0 +1,47 @@
+//! A self-hostable team-memory sync server: the server side of memdir's
+//! team sync protocol (SPEC R8.1, R9).
+//!
+//! - [`Server`] — HTTP/1.1 on a fixed pool of worker threads:
+//!   `GET/PUT /api/claude_code/team_memory?repo=owner/name[&view=hashes]`
+//!   and `GET /healthz`; bearer tokens scoped to one organisation;
+//!   `If-Match` with 412 (current hashes in the body) and 428; the size
+//!   limits of R8.3 and a cap on entries per repository with 413; keys
+//!   checked with the client's own rules ([`memdir_paths::validate_team_mem_key`]);
+//!   request deadlines; one JSON log line per request on stderr; a
+//!   shutdown that lets requests under way finish ([`ShutdownHandle`],
+//!   or SIGTERM/SIGINT with [`Server::run_until_signal`]).
+//! - [`Store`] — the storage trait: a read, a check-and-write in one
+//!   transaction, and tokens kept only as SHA-256 hashes.
+//!   [`SqliteStore`] is the embedded backend (one file, WAL, fsync on every
+//!   commit, schema migrated on open).
+//! - [`checksum`] — the entry and whole-repository checksums of R8.1.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use memdir_teamserver::{Config, Server, SqliteStore, Store};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let store = Arc::new(SqliteStore::open(&dir.path().join("team.db"))?);
+//! let token = store.create_token("acme")?; // show token.token once
+//! let server = Server::bind("127.0.0.1:0", store, Config::default())?;
+//! let url = format!(
+//!     "http://{}/api/claude_code/team_memory?repo=owner/name",
+//!     server.local_addr()
+//! );
+//! # let _ = (url, token);
+//! server.shutdown();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod api;
+pub mod checksum;
+mod http;
+mod server;
+mod sqlite;
+mod store;
+mod token;
+
+pub use server::{Config, ServeError, Server, ShutdownHandle};
+pub use sqlite::{SCHEMA_VERSION, SqliteStore};
+pub use store::{IfMatch, Limits, NewToken, PutOutcome, RepoState, Store, StoreError, View};
+pub use token::TOKEN_PREFIX;

@@ -1,0 +1,168 @@
+//! The storage trait: what the HTTP layer needs from a database, and
+//! nothing of how it is kept.
+//!
+//! Every method is a whole unit of work. In particular [`Store::put`]
+//! checks the precondition, the limits and writes in one transaction, so
+//! that two racing writers cannot both succeed against the same checksum.
+//! A backend for an existing database server (PostgreSQL) implements the
+//! same trait with `SELECT … FOR UPDATE` on the repository row in place of
+//! SQLite's `BEGIN IMMEDIATE`.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+/// How much of a repository to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Entries with their text and checksums.
+    Full,
+    /// Checksums only (`?view=hashes`): no entry text is read.
+    Hashes,
+}
+
+/// A repository as stored: the data of an R8.1 response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoState {
+    /// The organisation that owns it.
+    pub organization_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The number of accepted PUTs; 0 for a repository never written.
+    pub version: u64,
+    /// When the last accepted PUT committed; `None` if there was none.
+    pub last_modified: Option<Timestamp>,
+    /// The whole-repository checksum (R8.1).
+    pub checksum: String,
+    /// Key → entry checksum, for every entry.
+    pub entry_checksums: BTreeMap<String, String>,
+    /// Key → text, for a [`View::Full`] read; `None` for [`View::Hashes`].
+    pub entries: Option<BTreeMap<String, String>>,
+}
+
+impl RepoState {
+    /// The state of a repository that holds nothing.
+    #[must_use]
+    pub fn empty(organization_id: &str, repo: &str) -> Self {
+        Self {
+            organization_id: organization_id.to_owned(),
+            repo: repo.to_owned(),
+            version: 0,
+            last_modified: None,
+            checksum: crate::checksum::repo_checksum(&BTreeMap::new()),
+            entry_checksums: BTreeMap::new(),
+            entries: None,
+        }
+    }
+}
+
+/// The limits a write must respect, checked inside the write's transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most entries one repository may hold after the write.
+    pub max_entries: usize,
+}
+
+/// The precondition a PUT carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IfMatch {
+    /// No `If-Match` header: allowed only while the repository is empty.
+    Absent,
+    /// `If-Match: *`: any state, as long as the repository has entries.
+    Any,
+    /// The checksum the client last saw.
+    Checksum(String),
+}
+
+/// What became of a PUT.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PutOutcome {
+    /// Written; the new state (hashes view).
+    Accepted(RepoState),
+    /// The `If-Match` checksum is not the current one; the current state
+    /// (hashes view), so that the client can recompute at once.
+    PreconditionFailed(RepoState),
+    /// No `If-Match`, and the repository already has entries; its current
+    /// state (hashes view).
+    PreconditionRequired(RepoState),
+    /// The write would leave more entries than [`Limits::max_entries`].
+    TooManyEntries {
+        /// The cap.
+        max_entries: usize,
+        /// How many entries the repository would have held.
+        would_hold: usize,
+    },
+}
+
+/// A token as created: the secret is shown once and never stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewToken {
+    /// The whole bearer token; only its SHA-256 is stored.
+    pub token: String,
+    /// Its public prefix (`mdt_` and an id), enough to revoke it.
+    pub prefix: String,
+    /// The organisation it belongs to.
+    pub organization_id: String,
+}
+
+/// Errors of a storage backend.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The database failed.
+    #[error("database error")]
+    Database(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The database was written by a newer server.
+    #[error("database schema version {found} is newer than this server's {supported}")]
+    SchemaTooNew {
+        /// The version found in the database.
+        found: u32,
+        /// The newest version this server knows.
+        supported: u32,
+    },
+    /// An organisation name that cannot be used.
+    #[error("invalid organisation name {0:?}")]
+    InvalidOrganization(String),
+    /// A token prefix that names no token shape.
+    #[error("invalid token prefix {0:?}")]
+    InvalidTokenPrefix(String),
+    /// The operating system gave no random bytes for a token.
+    #[error("no randomness for a new token: {0}")]
+    Random(String),
+    /// A lock was poisoned by a panic elsewhere.
+    #[error("storage lock poisoned")]
+    Poisoned,
+}
+
+/// A team-memory database. Implementations are shared between worker
+/// threads.
+pub trait Store: Send + Sync {
+    /// Reads a repository of an organisation; `None` when it has no
+    /// entries (never written, or written only with empty PUTs).
+    fn get(&self, org: &str, repo: &str, view: View) -> Result<Option<RepoState>, StoreError>;
+
+    /// Upserts `entries` into a repository, in one transaction with the
+    /// `if_match` check and the entry cap.
+    fn put(
+        &self,
+        org: &str,
+        repo: &str,
+        entries: &BTreeMap<String, String>,
+        if_match: &IfMatch,
+        limits: Limits,
+    ) -> Result<PutOutcome, StoreError>;
+
+    /// Creates a token for an organisation.
+    fn create_token(&self, org: &str) -> Result<NewToken, StoreError>;
+
+    /// The organisation a bearer token belongs to, or `None` for an unknown
+    /// or revoked token.
+    fn verify_token(&self, token: &str) -> Result<Option<String>, StoreError>;
+
+    /// Revokes the token with this prefix (or the whole token); whether one
+    /// was revoked.
+    fn revoke_token(&self, prefix: &str) -> Result<bool, StoreError>;
+
+    /// The schema version of the open database.
+    fn schema_version(&self) -> Result<u32, StoreError>;
+}

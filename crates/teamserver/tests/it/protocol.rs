@@ -1,0 +1,396 @@
+//! Every status code of the protocol, with its JSON body, over HTTP.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use memdir_teamserver::checksum::{entry_checksum, repo_checksum};
+use memdir_teamserver::{Store, View};
+use serde_json::{Value, json};
+
+use crate::support::{Harness, quiet, start};
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
+}
+
+fn expected_checksum(entries: &[(&str, &str)]) -> String {
+    repo_checksum(
+        &entries
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), entry_checksum(v)))
+            .collect(),
+    )
+}
+
+/// Sends raw bytes and returns the status of the response.
+fn raw_status(h: &Harness, request: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(h.server.local_addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request).unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    let status = out.split(' ').nth(1).unwrap_or("0").parse().unwrap();
+    (status, out)
+}
+
+#[test]
+fn healthz_is_200_without_a_token() {
+    let h = start(quiet());
+    let r = h.get(None, "/healthz");
+    assert_eq!(
+        (r.status, r.body),
+        (200, json!({"status": "ok", "schemaVersion": 1}))
+    );
+}
+
+#[test]
+fn put_then_get_in_the_r8_1_shape() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    let put = h.put(
+        &t,
+        "owner/name",
+        None,
+        &json!({"b.md": "two", "a/x.md": "one"}),
+    );
+    let sum = expected_checksum(&[("a/x.md", "one"), ("b.md", "two")]);
+    assert_eq!(put.status, 200);
+    assert_eq!(put.body["checksum"], json!(sum));
+    assert_eq!(put.etag.as_deref(), Some(format!("\"{sum}\"").as_str()));
+
+    let full = h.repo(&t, "owner/name");
+    assert_eq!(full.status, 200);
+    assert_eq!(full.etag.as_deref(), Some(format!("\"{sum}\"").as_str()));
+    assert_eq!(
+        keys(&full.body),
+        [
+            "checksum",
+            "content",
+            "lastModified",
+            "organizationId",
+            "repo",
+            "version"
+        ]
+    );
+    assert_eq!(full.body["organizationId"], json!("acme"));
+    assert_eq!(full.body["repo"], json!("owner/name"));
+    assert_eq!(full.body["version"], json!(1));
+    assert_eq!(full.body["checksum"], json!(sum));
+    let modified: jiff::Timestamp = full.body["lastModified"].as_str().unwrap().parse().unwrap();
+    assert!(modified <= jiff::Timestamp::now());
+    assert_eq!(
+        full.body["content"],
+        json!({
+            "entries": {"a/x.md": "one", "b.md": "two"},
+            "entryChecksums": {"a/x.md": entry_checksum("one"), "b.md": entry_checksum("two")},
+        })
+    );
+
+    let hashes = h.hashes(&t, "owner%2Fname");
+    assert_eq!(hashes.status, 200);
+    assert_eq!(keys(&hashes.body["content"]), ["entryChecksums"]);
+    assert_eq!(
+        hashes.body["content"]["entryChecksums"],
+        full.body["content"]["entryChecksums"]
+    );
+    assert_eq!(hashes.body["checksum"], json!(sum));
+}
+
+#[test]
+fn get_of_a_repository_without_entries_is_404() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    for r in [h.repo(&t, "o/never"), h.hashes(&t, "o/never")] {
+        assert_eq!(r.status, 404);
+        assert_eq!(
+            r.body,
+            json!({"error": "not_found", "message": "no team memory for this repository"})
+        );
+    }
+    // An empty PUT is accepted (and counted) but leaves nothing to read.
+    assert_eq!(h.put(&t, "o/empty", None, &json!({})).status, 200);
+    assert_eq!(h.repo(&t, "o/empty").status, 404);
+}
+
+#[test]
+fn if_match_412_carries_the_current_hashes_and_version_counts_accepted_puts() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    let first = h.put(&t, "o/r", None, &json!({"k.md": "1"}));
+    let seen = first.body["checksum"].as_str().unwrap().to_owned();
+    let second = h.put(&t, "o/r", Some(&seen), &json!({"k.md": "2", "l.md": "x"}));
+    assert_eq!((second.status, &second.body["version"]), (200, &json!(2)));
+
+    let stale = h.put(&t, "o/r", Some(&seen), &json!({"k.md": "3"}));
+    assert_eq!(stale.status, 412);
+    assert_eq!(stale.body["error"], json!("precondition_failed"));
+    assert_eq!(stale.body["checksum"], second.body["checksum"]);
+    assert_eq!(stale.body["version"], json!(2));
+    assert_eq!(
+        stale.body["content"],
+        json!({"entryChecksums": {"k.md": entry_checksum("2"), "l.md": entry_checksum("x")}})
+    );
+    assert_eq!(stale.etag, second.etag);
+
+    // The client recomputes from the 412 body at once; the ETag form with
+    // quotes is accepted too.
+    let retry = h.put(&t, "o/r", stale.etag.as_deref(), &json!({"k.md": "3"}));
+    assert_eq!((retry.status, &retry.body["version"]), (200, &json!(3)));
+    let wild = h.put(&t, "o/r", Some("*"), &json!({"m.md": "4"}));
+    assert_eq!((wild.status, &wild.body["version"]), (200, &json!(4)));
+    assert_eq!(h.hashes(&t, "o/r").body["version"], json!(4));
+}
+
+#[test]
+fn put_without_if_match_to_a_repository_with_entries_is_428() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    let first = h.put(&t, "o/r", None, &json!({"k.md": "1"}));
+    let r = h.put(&t, "o/r", None, &json!({"k.md": "2"}));
+    assert_eq!(r.status, 428);
+    assert_eq!(r.body["error"], json!("precondition_required"));
+    assert_eq!(r.body["checksum"], first.body["checksum"]);
+    assert_eq!(
+        h.repo(&t, "o/r").body["content"]["entries"],
+        json!({"k.md": "1"})
+    );
+}
+
+#[test]
+fn an_entry_over_the_limit_is_413() {
+    let mut config = quiet();
+    config.max_entry_bytes = 10;
+    let h = start(config);
+    let t = h.token("acme");
+    let r = h.put(
+        &t,
+        "o/r",
+        None,
+        &json!({"ok.md": "short", "big.md": "x".repeat(11)}),
+    );
+    assert_eq!(r.status, 413);
+    assert_eq!(
+        r.body,
+        json!({
+            "error": "entry_too_large",
+            "message": "entry \"big.md\" is 11 bytes; the limit is 10 bytes",
+            "key": "big.md", "bytes": 11, "limit": 10,
+        })
+    );
+    assert_eq!(h.repo(&t, "o/r").status, 404, "nothing was written");
+}
+
+#[test]
+fn the_default_entry_limit_is_250_000_bytes() {
+    let mut config = quiet();
+    config.max_body_bytes = 1_000_000;
+    let h = start(config);
+    let t = h.token("acme");
+    let at = h.put(&t, "o/r", None, &json!({"a.md": "x".repeat(250_000)}));
+    assert_eq!(at.status, 200);
+    let over = h.put(&t, "o/r", Some("*"), &json!({"b.md": "x".repeat(250_001)}));
+    assert_eq!(
+        (over.status, &over.body["error"]),
+        (413, &json!("entry_too_large"))
+    );
+}
+
+#[test]
+fn a_body_over_200_000_bytes_is_413() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    let body = json!({"entries": {"a.md": "x".repeat(199_000)}}).to_string();
+    assert_eq!(h.put_raw(Some(&t), "o/r", None, &body).status, 200);
+    let body = json!({"entries": {"b.md": "x".repeat(200_000)}}).to_string();
+    let r = h.put_raw(Some(&t), "o/r", Some("*"), &body);
+    assert_eq!(r.status, 413);
+    assert_eq!(r.body["error"], json!("body_too_large"));
+    assert_eq!(
+        r.body["message"],
+        json!(format!(
+            "the body is {} bytes; the limit is 200000 bytes",
+            body.len()
+        ))
+    );
+}
+
+#[test]
+fn more_entries_than_the_cap_is_413_naming_the_cap() {
+    let mut config = quiet();
+    config.max_entries = 3;
+    let h = start(config);
+    let t = h.token("acme");
+    let first = h.put(&t, "o/r", None, &json!({"a": "1", "b": "1"}));
+    let sum = first.body["checksum"].as_str().unwrap();
+    let r = h.put(&t, "o/r", Some(sum), &json!({"a": "2", "c": "1", "d": "1"}));
+    assert_eq!(r.status, 413);
+    assert_eq!(
+        r.body,
+        json!({
+            "error": "too_many_entries",
+            "message": "the repository would hold 4 entries; the cap is 3 entries",
+            "maxEntries": 3, "wouldHold": 4,
+        })
+    );
+    assert_eq!(
+        h.put(&t, "o/r", Some(sum), &json!({"a": "2", "c": "1"}))
+            .status,
+        200
+    );
+}
+
+#[test]
+fn keys_failing_the_client_rules_are_400() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    let check = |key: &str, reason: &str| {
+        let r = h.put(&t, "o/r", None, &json!({"fine.md": "x", key: "y"}));
+        assert_eq!(r.status, 400, "{key:?}");
+        assert_eq!(r.body["error"], json!("invalid_key"));
+        assert_eq!(r.body["key"], json!(key));
+        assert_eq!(r.body["reason"], json!(reason), "{key:?}");
+    };
+    check("../escape.md", "dot-dot-segment");
+    check("/etc/passwd", "absolute");
+    check("a\\b.md", "backslash");
+    check("..%2fx.md", "percent-encoded");
+    check("a//b.md", "empty-segment");
+    check("nul\0.md", "nul-byte");
+    check("", "empty");
+    assert_eq!(h.repo(&t, "o/r").status, 404, "nothing was written");
+}
+
+#[test]
+fn malformed_json_and_repositories_are_400() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    for body in [
+        "{",
+        "[]",
+        "{\"entries\": [1]}",
+        "{\"entries\": {\"a\": 1}}",
+        "{}",
+    ] {
+        let r = h.put_raw(Some(&t), "o/r", None, body);
+        assert_eq!(
+            (r.status, &r.body["error"]),
+            (400, &json!("invalid_json")),
+            "{body}"
+        );
+    }
+    for query in [
+        "",
+        "?repo=",
+        "?repo=noslash",
+        "?repo=a/b/c",
+        "?repo=../x",
+        "?repo=a%20b/c",
+        "?view=hashes",
+    ] {
+        let r = h.get(Some(&t), &format!("/api/claude_code/team_memory{query}"));
+        assert_eq!(
+            (r.status, &r.body["error"]),
+            (400, &json!("invalid_repo")),
+            "{query}"
+        );
+    }
+    let r = h.get(
+        Some(&t),
+        "/api/claude_code/team_memory?repo=o/r&view=bodies",
+    );
+    assert_eq!((r.status, &r.body["error"]), (400, &json!("invalid_query")));
+}
+
+#[test]
+fn missing_or_wrong_tokens_are_401() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    h.put(&t, "o/r", None, &json!({"k": "v"}));
+    let expected = json!({"error": "unauthorized", "message": "missing or invalid bearer token"});
+    for token in [None, Some("mdt_0000000000000000_wrong"), Some("")] {
+        let r = h.get(token, "/api/claude_code/team_memory?repo=o/r");
+        assert_eq!((r.status, &r.body), (401, &expected), "{token:?}");
+        let r = h.put_raw(token, "o/r", None, "{\"entries\": {}}");
+        assert_eq!((r.status, &r.body), (401, &expected), "{token:?}");
+    }
+    // A wrong scheme is no token.
+    let r = h
+        .agent
+        .get(h.url("/api/claude_code/team_memory?repo=o/r"))
+        .header("Authorization", format!("Basic {t}"))
+        .call()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    assert_eq!(
+        r.headers().get("www-authenticate").unwrap(),
+        "Bearer realm=\"memdir\""
+    );
+}
+
+#[test]
+fn unknown_paths_are_404_and_other_methods_405() {
+    let h = start(quiet());
+    let r = h.get(None, "/api/other");
+    assert_eq!(
+        (r.status, r.body),
+        (
+            404,
+            json!({"error": "not_found", "message": "no such endpoint"})
+        )
+    );
+    let r = h
+        .agent
+        .delete(h.url("/api/claude_code/team_memory?repo=o/r"))
+        .call()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(r.headers().get("allow").unwrap(), "GET, PUT");
+}
+
+#[test]
+fn a_slow_request_is_408_and_a_chunked_body_411() {
+    let mut config = quiet();
+    config.request_timeout = Duration::from_millis(300);
+    let h = start(config);
+    let (status, out) = raw_status(&h, b"GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    assert_eq!(status, 408, "{out}");
+    assert!(out.contains("\"request_timeout\""), "{out}");
+    let (status, _) = raw_status(
+        &h,
+        b"PUT /api/claude_code/team_memory?repo=o/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+    );
+    assert_eq!(status, 411);
+    let (status, _) = raw_status(&h, b"NONSENSE\r\n\r\n");
+    assert_eq!(status, 400);
+}
+
+#[test]
+fn shutdown_finishes_a_request_under_way() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    let body = json!({"entries": {"k.md": "v"}}).to_string();
+    let head = format!(
+        "PUT /api/claude_code/team_memory?repo=o/r HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {t}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut s = TcpStream::connect(h.server.local_addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(&body.as_bytes()[..5]).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let handle = h.server.shutdown_handle();
+    handle.shutdown();
+    std::thread::sleep(Duration::from_millis(200));
+    s.write_all(&body.as_bytes()[5..]).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    assert!(out.contains("Connection: close\r\n"), "{out}");
+    let Harness { server, store, .. } = h;
+    server.wait();
+    let state = store.get("acme", "o/r", View::Full).unwrap();
+    assert_eq!(state.unwrap().version, 1);
+}
