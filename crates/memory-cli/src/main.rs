@@ -12,6 +12,7 @@ mod paths;
 mod prompt;
 mod recall;
 mod secrets;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -71,6 +72,9 @@ enum Command {
     /// shared, with gitleaks' rules; redact them; list the rules.
     #[command(subcommand)]
     Secrets(secrets::SecretsCommand),
+    /// Run the team-memory sync server (SQLite), or create and revoke its
+    /// bearer tokens.
+    Serve(serve::ServeArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
         Command::Prompt(args) => prompt::run(args, &cli.global),
         Command::Add(args) => add::run(args, &cli.global),
         Command::Secrets(cmd) => secrets::run(cmd, &cli.global),
+        Command::Serve(args) => serve::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -231,7 +231,9 @@ impl Store for SqliteStore {
                 state.entry_checksums.insert(key.clone(), sum);
             }
         }
-        let now = Timestamp::now();
+        // Stored to the millisecond; answer with what a later GET will say.
+        let now = Timestamp::from_millisecond(Timestamp::now().as_millisecond())
+            .unwrap_or(Timestamp::UNIX_EPOCH);
         state.version += 1;
         state.last_modified = Some(now);
         state.checksum = repo_checksum(&state.entry_checksums);

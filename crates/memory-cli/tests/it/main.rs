@@ -8,6 +8,7 @@ mod memories;
 mod paths;
 mod readme;
 mod secrets;
+mod serve;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
