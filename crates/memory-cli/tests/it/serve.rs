@@ -10,16 +10,35 @@ use crate::{memdir_in, stderr, stdout};
 #[test]
 fn tokens_are_created_once_and_revoked_by_prefix() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = memdir_in(tmp.path(), &[], ["serve", "--db", "team.db", "--create-token", "acme", "--json"]);
+    let out = memdir_in(
+        tmp.path(),
+        &[],
+        [
+            "serve",
+            "--db",
+            "team.db",
+            "--create-token",
+            "acme",
+            "--json",
+        ],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (token, prefix) = (j["token"].as_str().unwrap(), j["prefix"].as_str().unwrap());
     assert!(token.starts_with(prefix) && prefix.starts_with("mdt_"));
     assert!(stderr(&out).contains("shown only now"));
-    let out = memdir_in(tmp.path(), &[], ["serve", "--db", "team.db", "--revoke-token", prefix]);
+    let out = memdir_in(
+        tmp.path(),
+        &[],
+        ["serve", "--db", "team.db", "--revoke-token", prefix],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), format!("revoked {prefix}"));
-    let out = memdir_in(tmp.path(), &[], ["serve", "--db", "team.db", "--revoke-token", prefix]);
+    let out = memdir_in(
+        tmp.path(),
+        &[],
+        ["serve", "--db", "team.db", "--revoke-token", prefix],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("memdir: no token with prefix"));
 }
@@ -44,11 +63,16 @@ fn the_server_runs_until_sigterm() {
         .unwrap_or_else(|| panic!("no address in {first:?}"))
         .to_owned();
     let mut stream = TcpStream::connect(&addr).unwrap();
-    stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
     assert!(child.wait().unwrap().success(), "exits 0 on SIGTERM");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
