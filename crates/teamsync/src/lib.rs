@@ -1,0 +1,59 @@
+//! The team-memory sync client (SPEC R8): pull and push a team memory
+//! folder against a memdir team server (`memdir-teamserver`).
+//!
+//! - [`Client`] — server URL, bearer token, repository (`owner/name`),
+//!   team folder, timeout and retry backoff.
+//! - [`pull`] — the server wins per key; every key checked with
+//!   [`memdir_paths::validate_team_mem_key`] before anything is written;
+//!   atomic writes; local edits copied to `.conflicts/` first.
+//! - [`push`] — only changed keys, secret-scanned, size-checked, packed
+//!   into bounded PUT bodies, `If-Match` with 412 retries.
+//! - [`SyncResult`] — the R8.6 JSON result; [`ErrorType`] its `errorType`.
+//! - [`repo_from_git_config`], [`parse_github_remote`] — the repository
+//!   identity of R8.7, read from `.git/config` without running git.
+//!
+//! ```no_run
+//! use memdir_teamsync::{Client, repo_from_git_config};
+//! let root = std::path::Path::new(".");
+//! let client = Client::new("http://127.0.0.1:8765", root.join("memory/team"))
+//!     .with_token(std::env::var("MEMDIR_TEAM_TOKEN").ok())
+//!     .with_repo(repo_from_git_config(root));
+//! let pulled = client.pull();
+//! let pushed = client.push();
+//! println!("{}\n{}", pulled.to_json(), pushed.to_json());
+//! ```
+
+mod client;
+mod http;
+mod pull;
+mod push;
+mod repo;
+mod result;
+mod state;
+
+pub use client::{
+    Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES, MAX_RETRIES,
+    TEAM_MEMORY_SYNC_TIMEOUT,
+};
+pub use pull::pull;
+pub use push::push;
+pub use repo::{parse_github_remote, repo_from_git_config};
+pub use result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
+pub use state::{CONFLICTS_DIR, STATE_FILE};
+
+/// The token and repository, or the failure that their absence means.
+fn credentials(client: &Client) -> Result<(&str, &str), Box<SyncResult>> {
+    let Some(token) = client.token.as_deref() else {
+        return Err(Box::new(SyncResult::failed(
+            Some(ErrorType::NoOauth),
+            "no team sync token is configured",
+        )));
+    };
+    let Some(repo) = client.repo.as_deref() else {
+        return Err(Box::new(SyncResult::failed(
+            Some(ErrorType::NoRepo),
+            "no github.com origin remote to name the repository",
+        )));
+    };
+    Ok((token, repo))
+}

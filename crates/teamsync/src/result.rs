@@ -1,0 +1,145 @@
+//! The result of a pull or a push, in the JSON shape of R8.6.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a sync failed (R8.6 `errorType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorType {
+    /// The server refused the token (401 or 403).
+    Auth,
+    /// The server did not answer in time, after retries.
+    Timeout,
+    /// The connection failed, or the server kept failing (5xx, 429), after
+    /// retries.
+    Network,
+    /// Other writers kept changing the repository: 412 after every retry.
+    Conflict,
+    /// No credentials are configured.
+    NoOauth,
+    /// No usable `owner/name` repository (no github.com `origin` remote).
+    NoRepo,
+}
+
+/// A file that was not pushed because the secret scanner found something
+/// in it. It names the rules and lines, never the secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedSecret {
+    /// The key (path relative to the team folder, with `/`).
+    pub file: String,
+    /// The gitleaks rule ids that matched, without repeats.
+    pub rule_ids: Vec<String>,
+    /// The 1-based lines of the findings, without repeats.
+    pub lines: Vec<usize>,
+}
+
+/// A key or file that was left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedKey {
+    /// The key as the server or the folder gave it.
+    pub key: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// The outcome of [`crate::pull`] or [`crate::push`] (R8.6), with a few
+/// fields of this project's own (files pulled, skipped keys, conflict
+/// copies, an error message). Empty and absent fields are left out of the
+/// JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncResult {
+    /// Whether the operation completed.
+    pub success: bool,
+    /// How many entries the server accepted from this push.
+    pub files_uploaded: usize,
+    /// The repository checksum last seen on the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+    /// Set when a push gave up after repeated 412 answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<bool>,
+    /// Files not pushed because of a secret-scanner finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_secrets: Vec<SkippedSecret>,
+    /// Why it failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<ErrorType>,
+    /// A human-readable message for a failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// How many files a pull wrote.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub files_pulled: usize,
+    /// Keys not written (pull) or files not sent (push) for reasons other
+    /// than secrets: an invalid key, a file too large, unreadable text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedKey>,
+    /// Copies of local edits saved under `.conflicts/` before a pull
+    /// overwrote them, relative to the team folder.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflict_copies: Vec<String>,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl SyncResult {
+    /// A failed result.
+    pub(crate) fn failed(error_type: Option<ErrorType>, message: impl Into<String>) -> Self {
+        Self {
+            success: false,
+            error_type,
+            error: Some(message.into()),
+            ..Self::default()
+        }
+    }
+
+    /// The result as R8.6 JSON text.
+    ///
+    /// # Panics
+    ///
+    /// Never: every field is a plain string, number, list or enum.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a SyncResult always serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_shape() {
+        let ok = SyncResult {
+            success: true,
+            files_uploaded: 2,
+            checksum: Some("sha256:ab".into()),
+            ..SyncResult::default()
+        };
+        assert_eq!(
+            ok.to_json(),
+            r#"{"success":true,"filesUploaded":2,"checksum":"sha256:ab"}"#
+        );
+        let mut bad = SyncResult::failed(Some(ErrorType::NoOauth), "no token");
+        bad.skipped_secrets.push(SkippedSecret {
+            file: "a.md".into(),
+            rule_ids: vec!["github-pat".into()],
+            lines: vec![3],
+        });
+        assert_eq!(
+            bad.to_json(),
+            r#"{"success":false,"filesUploaded":0,"skippedSecrets":[{"file":"a.md","ruleIds":["github-pat"],"lines":[3]}],"errorType":"no_oauth","error":"no token"}"#
+        );
+        let back: SyncResult = serde_json::from_str(&bad.to_json()).unwrap();
+        assert_eq!(back, bad);
+    }
+}

@@ -1,0 +1,341 @@
+//! Pull and push against a real server.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use memdir_teamserver::{IfMatch, Limits, Store};
+use memdir_teamsync::{CONFLICTS_DIR, ErrorType};
+
+use crate::proxy::Proxy;
+use crate::support::{ORG, REPO, client_for, read, start, write};
+
+/// A GitHub token of high entropy: `ghp_` and 36 alphanumerics.
+const TOKEN: &str = "ghp_q8Zr2LkW9xTb4YcN7mVd1HsF6jPa3EuG5oRi";
+
+fn md_files(team: &Path) -> BTreeMap<String, String> {
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().into_string().unwrap();
+            if name.starts_with('.') {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &format!("{prefix}{name}/"), out);
+            } else {
+                out.insert(
+                    format!("{prefix}{name}"),
+                    std::fs::read_to_string(e.path()).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(team, "", &mut out);
+    out
+}
+
+#[test]
+fn two_clients_converge() {
+    let h = start();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (ca, cb) = (h.client(a.path()), h.client(b.path()));
+    write(a.path(), "conventions/testing.md", "use nextest\n");
+    write(
+        a.path(),
+        "MEMORY.md",
+        "- [testing](conventions/testing.md)\n",
+    );
+    write(a.path(), "notes.txt", "not a memory\n");
+    let r = ca.push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_uploaded, 2);
+    assert!(r.checksum.as_deref().unwrap().starts_with("sha256:"));
+
+    write(b.path(), "deploy.md", "deploy on fridays, never\n");
+    let r = cb.pull();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_pulled, 2);
+    let r = cb.push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_uploaded, 1);
+    let r = ca.pull();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_pulled, 1);
+
+    let (fa, fb) = (md_files(a.path()), md_files(b.path()));
+    assert_eq!(fa.len(), 4); // three memories and notes.txt
+    let fa: BTreeMap<_, _> = fa.into_iter().filter(|(k, _)| k != "notes.txt").collect();
+    assert_eq!(fa, fb);
+    assert_eq!(fb, h.stored());
+    // Nothing left to send either way.
+    assert_eq!(ca.push().files_uploaded, 0);
+    assert_eq!(cb.push().files_uploaded, 0);
+    assert!(a.path().join(".sync-state.json").is_file());
+}
+
+#[test]
+fn delta_push_sends_only_the_changed_key() {
+    let h = start();
+    let proxy = Proxy::start(h.server.local_addr());
+    let team = tempfile::tempdir().unwrap();
+    let client = client_for(&proxy.url, team.path()).with_token(Some(h.token.clone()));
+    for i in 0..1_000 {
+        write(
+            team.path(),
+            &format!("k/{i:04}.md"),
+            &format!("memory number {i}: {}\n", "lorem ipsum ".repeat(8)),
+        );
+    }
+    let r = client.push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_uploaded, 1_000);
+    let first = proxy.sent();
+    assert!(first > 100_000, "the full push sent {first} bytes");
+    let version = h.version();
+
+    write(team.path(), "k/0500.md", "changed\n");
+    let before = proxy.sent();
+    let r = client.push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_uploaded, 1);
+    // The bytes the client sent for the whole delta push (GET hashes plus
+    // one PUT, headers included) are a few hundred: one key, not 1,000.
+    let delta = proxy.sent() - before;
+    assert!(delta < 2_000, "the delta push sent {delta} bytes");
+    // And the server saw exactly one more accepted PUT, with the change.
+    assert_eq!(h.version(), version + 1);
+    let stored = h.stored();
+    assert_eq!(stored.len(), 1_000);
+    assert_eq!(stored["k/0500.md"], "changed\n");
+}
+
+#[test]
+fn a_file_with_a_secret_is_never_sent() {
+    let h = start();
+    let team = tempfile::tempdir().unwrap();
+    let client = h.client(team.path());
+    write(team.path(), "ok.md", "nothing to see\n");
+    write(
+        team.path(),
+        "creds.md",
+        &format!("# Credentials\n\nthe ci token is {TOKEN}\n"),
+    );
+    let r = client.push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_uploaded, 1);
+    assert_eq!(r.skipped_secrets.len(), 1);
+    let s = &r.skipped_secrets[0];
+    assert_eq!(s.file, "creds.md");
+    assert_eq!(s.lines, vec![3]);
+    assert!(
+        s.rule_ids.iter().any(|id| id.starts_with("github")),
+        "{s:?}"
+    );
+    let json = r.to_json();
+    assert!(!json.contains(TOKEN), "{json}");
+    assert!(json.contains("skippedSecrets"), "{json}");
+    let stored = h.stored();
+    assert_eq!(stored.keys().collect::<Vec<_>>(), ["ok.md"]);
+    assert!(stored.values().all(|t| !t.contains(TOKEN)));
+}
+
+#[test]
+fn oversized_files_are_skipped_and_reported() {
+    let h = start();
+    let team = tempfile::tempdir().unwrap();
+    write(team.path(), "big.md", &"x".repeat(250_001));
+    write(team.path(), "small.md", "small\n");
+    let r = h.client(team.path()).push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_uploaded, 1);
+    assert_eq!(r.skipped.len(), 1);
+    assert_eq!(r.skipped[0].key, "big.md");
+    assert_eq!(h.stored().keys().collect::<Vec<_>>(), ["small.md"]);
+}
+
+#[test]
+fn a_412_is_retried_with_a_recomputed_delta() {
+    let h = start();
+    let proxy = Proxy::start(h.server.local_addr());
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = client_for(&proxy.url, a.path()).with_token(Some(h.token.clone()));
+    write(a.path(), "seed.md", "seed\n");
+    assert!(ca.push().success);
+    assert_eq!(proxy.puts(), 1);
+
+    // Client B writes between A's read of the hashes and A's PUT, straight
+    // to the server, so A's If-Match is stale and A gets 412.
+    let cb = h.client(b.path());
+    write(b.path(), "other.md", "from b\n");
+    proxy.before_puts(1, move || assert!(cb.push().success));
+    write(a.path(), "seed.md", "seed, edited\n");
+    let gets = proxy.gets();
+    let r = ca.push();
+    // One GET of the hashes: the retry took them from the 412 body.
+    assert_eq!(proxy.gets() - gets, 1);
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.conflict, None);
+    assert_eq!(r.files_uploaded, 1);
+    assert_eq!(
+        proxy.puts(),
+        3,
+        "the first push, the rejected PUT, the retry"
+    );
+    let stored = h.stored();
+    assert_eq!(stored["seed.md"], "seed, edited\n");
+    assert_eq!(stored["other.md"], "from b\n");
+    assert_eq!(r.checksum.as_deref(), Some(h.checksum().as_str()));
+}
+
+#[test]
+fn pull_keeps_a_copy_of_a_local_edit_it_overwrites() {
+    let h = start();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (ca, cb) = (h.client(a.path()), h.client(b.path()));
+    write(a.path(), "x.md", "v1\n");
+    write(a.path(), "y.md", "y1\n");
+    assert!(ca.push().success);
+    assert!(cb.pull().success);
+
+    write(b.path(), "x.md", "b's local edit\n");
+    write(a.path(), "x.md", "v2\n");
+    write(a.path(), "y.md", "y2\n");
+    assert!(ca.push().success);
+    let r = cb.pull();
+    assert!(r.success, "{r:?}");
+    assert_eq!(read(b.path(), "x.md"), "v2\n");
+    assert_eq!(read(b.path(), "y.md"), "y2\n");
+    // Only x.md was edited locally; y.md was as last synced.
+    assert_eq!(r.conflict_copies.len(), 1, "{r:?}");
+    let copy = &r.conflict_copies[0];
+    assert!(
+        copy.starts_with(&format!("{CONFLICTS_DIR}/x.md.")),
+        "{copy}"
+    );
+    assert_eq!(read(b.path(), copy), "b's local edit\n");
+    // The conflict copy is hidden: the next push does not send it.
+    assert_eq!(cb.push().files_uploaded, 0);
+    assert_eq!(h.stored().len(), 2);
+}
+
+#[test]
+fn a_deleted_file_comes_back_on_pull() {
+    let h = start();
+    let team = tempfile::tempdir().unwrap();
+    let client = h.client(team.path());
+    write(team.path(), "deep/er/keep.md", "keep me\n");
+    assert!(client.push().success);
+    std::fs::remove_dir_all(team.path().join("deep")).unwrap();
+    // Deletions do not propagate (R8.4).
+    assert_eq!(client.push().files_uploaded, 0);
+    assert_eq!(h.stored().len(), 1);
+    let r = client.pull();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_pulled, 1);
+    assert!(r.conflict_copies.is_empty());
+    assert_eq!(read(team.path(), "deep/er/keep.md"), "keep me\n");
+}
+
+#[test]
+fn bad_keys_from_the_server_are_skipped_never_written() {
+    let h = start();
+    // Straight into the store: the HTTP layer would refuse these keys.
+    let entries = BTreeMap::from([
+        ("good.md".to_owned(), "good\n".to_owned()),
+        ("../escape.md".to_owned(), "evil\n".to_owned()),
+        ("..%2fescape2.md".to_owned(), "evil\n".to_owned()),
+        (".sync-state.json".to_owned(), "{}".to_owned()),
+    ]);
+    let limits = Limits { max_entries: 100 };
+    h.store
+        .put(ORG, REPO, &entries, &IfMatch::Absent, limits)
+        .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let team = root.path().join("team");
+    let r = h.client(&team).pull();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.files_pulled, 1);
+    let skipped: Vec<&str> = r.skipped.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(
+        skipped,
+        ["..%2fescape2.md", "../escape.md", ".sync-state.json"]
+    );
+    assert!(!root.path().join("escape.md").exists());
+    assert_eq!(read(&team, "good.md"), "good\n");
+    assert_ne!(read(&team, ".sync-state.json"), "{}");
+}
+
+#[test]
+fn keys_are_nfc() {
+    let h = start();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // "café.md" spelled with a combining accent (NFD).
+    write(a.path(), "cafe\u{301}.md", "coffee\n");
+    assert!(h.client(a.path()).push().success);
+    assert_eq!(h.stored().keys().collect::<Vec<_>>(), ["caf\u{e9}.md"]);
+    assert!(h.client(b.path()).pull().success);
+    assert_eq!(read(b.path(), "caf\u{e9}.md"), "coffee\n");
+}
+
+#[test]
+fn credentials_and_faults() {
+    let h = start();
+    let team = tempfile::tempdir().unwrap();
+    write(team.path(), "a.md", "a\n");
+
+    let bad = h
+        .client(team.path())
+        .with_token(Some("mdt_0000_bad".to_owned()));
+    for r in [bad.pull(), bad.push()] {
+        assert!(!r.success);
+        assert_eq!(r.error_type, Some(ErrorType::Auth), "{r:?}");
+    }
+    let none = h.client(team.path()).with_token(None);
+    for r in [none.pull(), none.push()] {
+        assert_eq!(r.error_type, Some(ErrorType::NoOauth), "{r:?}");
+        assert!(r.to_json().contains(r#""errorType":"no_oauth""#));
+    }
+    let no_repo = h.client(team.path()).with_repo(None);
+    assert_eq!(no_repo.push().error_type, Some(ErrorType::NoRepo));
+
+    // Nothing listens: a network error, after quick retries.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = client_for(&format!("http://127.0.0.1:{port}"), team.path())
+        .with_token(Some(h.token.clone()));
+    assert_eq!(down.push().error_type, Some(ErrorType::Network));
+    assert!(h.stored().is_empty());
+}
+
+#[test]
+fn conflict_after_the_retries_run_out() {
+    let h = start();
+    let proxy = Proxy::start(h.server.local_addr());
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = client_for(&proxy.url, a.path()).with_token(Some(h.token.clone()));
+    write(a.path(), "seed.md", "seed\n");
+    assert!(ca.push().success);
+
+    // Another writer gets in before every one of A's PUTs.
+    let cb = h.client(b.path());
+    let mut writes = 0;
+    let team_b = b.path().to_owned();
+    proxy.before_puts(10, move || {
+        writes += 1;
+        write(&team_b, "busy.md", &format!("write {writes}\n"));
+        assert!(cb.push().success);
+    });
+    write(a.path(), "seed.md", "seed, edited\n");
+    let before = proxy.puts();
+    let r = ca.push();
+    assert!(!r.success);
+    assert_eq!(r.conflict, Some(true));
+    assert_eq!(r.error_type, Some(ErrorType::Conflict));
+    assert_eq!(proxy.puts() - before, 3, "the first PUT and two retries");
+    assert_eq!(h.stored()["seed.md"], "seed\n");
+    assert!(r.to_json().contains(r#""conflict":true"#));
+}
