@@ -13,6 +13,7 @@ mod prompt;
 mod recall;
 mod secrets;
 mod serve;
+mod team;
 
 use std::process::ExitCode;
 
@@ -75,6 +76,9 @@ enum Command {
     /// Run the team-memory sync server (SQLite), or create and revoke its
     /// bearer tokens.
     Serve(serve::ServeArgs),
+    /// Share the team folder through a team server: pull, push, sync.
+    #[command(subcommand)]
+    Team(team::TeamCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
         Command::Add(args) => add::run(args, &cli.global),
         Command::Secrets(cmd) => secrets::run(cmd, &cli.global),
         Command::Serve(args) => serve::run(args, &cli.global),
+        Command::Team(cmd) => team::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -9,6 +9,7 @@ mod paths;
 mod readme;
 mod secrets;
 mod serve;
+mod team;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -43,12 +43,18 @@ fn tokens_are_created_once_and_revoked_by_prefix() {
     assert!(stderr(&out).starts_with("memdir: no token with prefix"));
 }
 
-#[test]
-fn the_server_runs_until_sigterm() {
-    let tmp = tempfile::tempdir().unwrap();
+/// A `memdir serve` process on 127.0.0.1 with the database `team.db` in
+/// `dir`, its address, and the rest of its stderr.
+pub(crate) fn start_server(
+    dir: &std::path::Path,
+) -> (
+    std::process::Child,
+    String,
+    std::io::Lines<BufReader<std::process::ChildStderr>>,
+) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_memdir"))
         .args(["serve", "--db", "team.db", "--bind", "127.0.0.1:0"])
-        .current_dir(tmp.path())
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -62,6 +68,13 @@ fn the_server_runs_until_sigterm() {
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("no address in {first:?}"))
         .to_owned();
+    (child, addr, lines)
+}
+
+#[test]
+fn the_server_runs_until_sigterm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut child, addr, lines) = start_server(tmp.path());
     let mut stream = TcpStream::connect(&addr).unwrap();
     stream
         .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
