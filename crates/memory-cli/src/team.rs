@@ -1,5 +1,5 @@
-//! `memdir team pull|push|sync`: share the team folder through a team
-//! server. Not built yet: `status` and `watch`.
+//! `memdir team pull|push|sync|status|watch`: share the team folder
+//! through a team server.
 
 use std::fmt::Write as _;
 
@@ -22,6 +22,21 @@ pub(crate) enum TeamCommand {
     Push(TeamArgs),
     /// Pull, then push.
     Sync(TeamArgs),
+    /// Show what a push would send and a pull would write (and which local
+    /// edits a pull would set aside), changing nothing.
+    Status(TeamArgs),
+    /// Pull once, then push the team folder a moment after each change,
+    /// until interrupted; one line per push.
+    Watch(WatchArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WatchArgs {
+    #[command(flatten)]
+    team: TeamArgs,
+    /// How long after the last change to push, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2_000)]
+    debounce_ms: u64,
 }
 
 #[derive(Debug, Args)]
@@ -43,7 +58,11 @@ pub(crate) struct TeamArgs {
 }
 
 pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let (TeamCommand::Pull(args) | TeamCommand::Push(args) | TeamCommand::Sync(args)) = cmd;
+    let (TeamCommand::Pull(args)
+    | TeamCommand::Push(args)
+    | TeamCommand::Sync(args)
+    | TeamCommand::Status(args)
+    | TeamCommand::Watch(WatchArgs { team: args, .. })) = cmd;
     let resolution = global.resolve()?;
     if !resolution.team_enabled {
         bail!(
@@ -67,6 +86,8 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
     let results: Vec<(&str, SyncResult)> = match cmd {
         TeamCommand::Pull(_) => vec![("pull", client.pull())],
         TeamCommand::Push(_) => vec![("push", client.push())],
+        TeamCommand::Status(_) => return status(&client, global.json),
+        TeamCommand::Watch(w) => return watch(client, w.debounce_ms, global.json),
         TeamCommand::Sync(_) => {
             let pulled = client.pull();
             if pulled.success {
@@ -97,6 +118,96 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
     } else {
         Outcome::ProblemsFound
     })
+}
+
+fn status(client: &Client, json: bool) -> anyhow::Result<Outcome> {
+    let s = memdir_teamsync::status(client);
+    if json {
+        print(&s.to_json())?;
+    } else if s.success {
+        let mut out = String::new();
+        for k in &s.to_push {
+            let _ = writeln!(out, "would push {k}");
+        }
+        for k in &s.to_pull {
+            let conflict = if s.conflicts.contains(k) {
+                " (your local edit would be kept in .conflicts/)"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "would pull {k}{conflict}");
+        }
+        for f in &s.skipped_secrets {
+            let lines: Vec<String> = f.lines.iter().map(ToString::to_string).collect();
+            let _ = writeln!(
+                out,
+                "held back {} — secret ({}) on line {}",
+                f.file,
+                f.rule_ids.join(", "),
+                lines.join(", ")
+            );
+        }
+        for k in &s.skipped {
+            let _ = writeln!(out, "skipped {} — {}", k.key, k.reason);
+        }
+        if out.is_empty() {
+            out.push_str("in sync: nothing to push or pull\n");
+        }
+        print(&out)?;
+    } else {
+        bail!(
+            "status failed: {}",
+            s.error.as_deref().unwrap_or("no details")
+        );
+    }
+    Ok(Outcome::Success)
+}
+
+fn watch(client: Client, debounce_ms: u64, json: bool) -> anyhow::Result<Outcome> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let options = memdir_teamsync::WatchOptions {
+        debounce: Duration::from_millis(debounce_ms),
+    };
+    let watcher = match memdir_teamsync::Watcher::start(client, options) {
+        Ok(w) => w,
+        Err(memdir_teamsync::WatchError::Sync(result)) => {
+            bail!(
+                "cannot watch: {}",
+                result
+                    .error
+                    .as_deref()
+                    .unwrap_or("no credentials or repository")
+            )
+        }
+        Err(e) => bail!("cannot watch: {e:?}"),
+    };
+    let log = |op: &str, r: &SyncResult| -> anyhow::Result<()> {
+        if json {
+            print(&r.to_json())
+        } else {
+            print(report(&[(op, r.clone())]).trim_end())
+        }
+        .map_err(Into::into)
+    };
+    log("pull", watcher.initial_pull())?;
+    eprintln!("memdir: watching the team folder (stop with Ctrl-C)");
+    while !stop.load(Ordering::Relaxed) {
+        match watcher.results().recv_timeout(Duration::from_millis(200)) {
+            Ok(result) => log("push", &result)?,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    watcher.stop();
+    eprintln!("memdir: stopped watching");
+    Ok(Outcome::Success)
 }
 
 /// The server: `--url`, else `MEMDIR_TEAM_URL`, else `teamMemory.url` from

@@ -111,6 +111,13 @@ impl Client {
         crate::pull(self)
     }
 
+    /// What a push would send and a pull would write; see
+    /// [`crate::status`].
+    #[must_use]
+    pub fn status(&self) -> crate::SyncStatus {
+        crate::status(self)
+    }
+
     /// Pushes changed local files to the server; see [`crate::push`].
     #[must_use]
     pub fn push(&self) -> crate::SyncResult {

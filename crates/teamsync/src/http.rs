@@ -46,6 +46,9 @@ impl Reply {
     }
 }
 
+/// How the message of [`Failure::status`] begins, followed by the status.
+pub(crate) const STATUS_PREFIX: &str = "server answered ";
+
 /// Why a request failed for good.
 #[derive(Debug)]
 pub(crate) struct Failure {
@@ -63,7 +66,7 @@ impl Failure {
         let body: String = reply.body.chars().take(300).collect();
         Self {
             error_type,
-            message: format!("server answered {}: {body}", reply.status),
+            message: format!("{STATUS_PREFIX}{}: {body}", reply.status),
         }
     }
 }

@@ -8,6 +8,10 @@
 //!   atomic writes; local edits copied to `.conflicts/` first.
 //! - [`push`] — only changed keys, secret-scanned, size-checked, packed
 //!   into bounded PUT bodies, `If-Match` with 412 retries.
+//! - [`status`] — what a push would send and a pull would write
+//!   ([`SyncStatus`]), from one `view=hashes` GET, writing nothing.
+//! - [`Watcher`] — the R8.8 watcher: pull once, then push
+//!   [`DEBOUNCE`] after the last change in the team folder.
 //! - [`SyncResult`] — the R8.6 JSON result; [`ErrorType`] its `errorType`.
 //! - [`repo_from_git_config`], [`parse_github_remote`] — the repository
 //!   identity of R8.7, read from `.git/config` without running git.
@@ -30,6 +34,8 @@ mod push;
 mod repo;
 mod result;
 mod state;
+mod status;
+mod watch;
 
 pub use client::{
     Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES, MAX_RETRIES,
@@ -40,6 +46,8 @@ pub use push::push;
 pub use repo::{parse_github_remote, repo_from_git_config};
 pub use result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
 pub use state::{CONFLICTS_DIR, STATE_FILE};
+pub use status::{SyncStatus, status};
+pub use watch::{DEBOUNCE, WatchError, WatchOptions, Watcher};
 
 /// The token and repository, or the failure that their absence means.
 fn credentials(client: &Client) -> Result<(&str, &str), Box<SyncResult>> {

@@ -11,9 +11,9 @@ use crate::result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
 use crate::state::{SyncState, sha256};
 
 /// A local file ready to send.
-struct Local {
+pub(crate) struct Local {
     text: String,
-    sum: String,
+    pub(crate) sum: String,
 }
 
 /// Pushes the local files whose content differs from the server's.
@@ -125,7 +125,10 @@ fn failed(f: Failure, mut partial: SyncResult) -> SyncResult {
 }
 
 /// Reads, checks and scans every local memory file.
-fn collect(team: &Path, result: &mut SyncResult) -> Result<BTreeMap<String, Local>, String> {
+pub(crate) fn collect(
+    team: &Path,
+    result: &mut SyncResult,
+) -> Result<BTreeMap<String, Local>, String> {
     let mut files = Vec::new();
     if team.is_dir() {
         list_md(team, "", &mut files, result)?;

@@ -56,6 +56,13 @@ fn two_folders_converge_and_secrets_stay_home() {
     );
     assert!(!text.contains(TOKEN));
 
+    // Status changes nothing and says what a pull would bring.
+    let out = run("b", &token, &["team", "status", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["toPull"], serde_json::json!(["freeze.md"]));
+    assert!(!tmp.path().join("b/team/freeze.md").exists());
+
     let out = run("b", &token, &["team", "sync", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

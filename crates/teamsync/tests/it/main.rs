@@ -5,5 +5,7 @@
 
 mod proxy;
 mod retry;
+mod status;
 mod support;
 mod sync;
+mod watch;

@@ -1,0 +1,350 @@
+//! The watcher (R8.8): pull once, then push a debounce after the last
+//! change in the team folder.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use notify::event::{EventKind, ModifyKind, RenameMode};
+use notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+
+use crate::client::Client;
+use crate::http::STATUS_PREFIX;
+use crate::result::{ErrorType, SyncResult};
+
+/// `DEBOUNCE_MS` (R8.8): the push follows the last change by this much.
+pub const DEBOUNCE: Duration = Duration::from_secs(2);
+
+/// How a [`Watcher`] behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchOptions {
+    /// How long after the last change (or [`Watcher::notify_write`]) the
+    /// push runs. Default [`DEBOUNCE`], 2,000 ms.
+    pub debounce: Duration,
+}
+
+impl Default for WatchOptions {
+    fn default() -> Self {
+        Self { debounce: DEBOUNCE }
+    }
+}
+
+/// Why a [`Watcher`] did not start.
+#[derive(Debug)]
+pub enum WatchError {
+    /// No credentials or no repository: the failed result, with
+    /// `errorType` `no_oauth` or `no_repo`.
+    Sync(Box<SyncResult>),
+    /// The team folder could not be created or watched.
+    Watch(String),
+}
+
+impl WatchError {
+    /// The `errorType` of a [`WatchError::Sync`].
+    #[must_use]
+    pub fn error_type(&self) -> Option<ErrorType> {
+        match self {
+            Self::Sync(r) => r.error_type,
+            Self::Watch(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for WatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Sync(r) => write!(f, "{}", r.error.as_deref().unwrap_or("cannot sync")),
+            Self::Watch(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for WatchError {}
+
+enum Msg {
+    Events(DebounceEventResult),
+    Write,
+    Stop,
+}
+
+/// A running watcher of one team folder (R8.8).
+///
+/// [`Watcher::start`] checks the credentials and repository, pulls once,
+/// then watches the team folder recursively (one watch: inotify, `FSEvents`
+/// or the platform's equivalent) and pushes [`WatchOptions::debounce`]
+/// after the last change. Each push's [`SyncResult`] is sent to
+/// [`Watcher::results`]. Hidden paths (`.sync-state.json`, `.conflicts/`,
+/// temporary files) are ignored, and so are read-only accesses, so neither
+/// the watcher's own pull nor its pushes schedule a push.
+///
+/// After a permanent failure (`no_oauth`, `auth`, or a 4xx other than 409
+/// and 429) pushes are suppressed until a file is deleted (an event for a
+/// path no longer on disk): deleting files is how a user recovers from
+/// "too many entries".
+pub struct Watcher {
+    tx: Sender<Msg>,
+    thread: Option<JoinHandle<()>>,
+    debouncer: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
+    results: Receiver<SyncResult>,
+    initial_pull: SyncResult,
+}
+
+impl std::fmt::Debug for Watcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watcher")
+            .field("initial_pull", &self.initial_pull)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Watcher {
+    /// Checks credentials and repository, pulls once, then starts watching.
+    ///
+    /// The watcher starts even when the pull fails or the server has no
+    /// content yet; a pull that failed permanently starts it suppressed.
+    pub fn start(client: Client, options: WatchOptions) -> Result<Self, WatchError> {
+        if let Err(r) = crate::credentials(&client) {
+            return Err(WatchError::Sync(r));
+        }
+        let team = client.team_dir.clone();
+        std::fs::create_dir_all(&team)
+            .map_err(|e| WatchError::Watch(format!("cannot create {}: {e}", team.display())))?;
+        // Pull BEFORE watching, so that its writes schedule nothing.
+        let initial_pull = client.pull();
+
+        let (tx, rx) = channel();
+        let events_tx = tx.clone();
+        let grain =
+            (options.debounce / 4).clamp(Duration::from_millis(10), Duration::from_millis(500));
+        let mut debouncer = new_debouncer(grain, None, move |r: DebounceEventResult| {
+            let _ = events_tx.send(Msg::Events(r));
+        })
+        .map_err(|e| WatchError::Watch(format!("cannot start the watcher: {e}")))?;
+        debouncer
+            .watch(&team, RecursiveMode::Recursive)
+            .map_err(|e| WatchError::Watch(format!("cannot watch {}: {e}", team.display())))?;
+
+        let (results_tx, results) = channel();
+        let suppressed = is_permanent(&initial_pull);
+        let worker = Worker {
+            client,
+            team,
+            debounce: options.debounce,
+            suppressed,
+            deadline: None,
+            results: results_tx,
+        };
+        let thread = std::thread::Builder::new()
+            .name("memdir-team-watch".to_owned())
+            .spawn(move || worker.run(&rx))
+            .map_err(|e| WatchError::Watch(format!("cannot start the watcher thread: {e}")))?;
+        Ok(Self {
+            tx,
+            thread: Some(thread),
+            debouncer: Some(debouncer),
+            results,
+            initial_pull,
+        })
+    }
+
+    /// The result of the pull made at start-up.
+    #[must_use]
+    pub fn initial_pull(&self) -> &SyncResult {
+        &self.initial_pull
+    }
+
+    /// Says "I just wrote a team memory": schedules the same push a change
+    /// in the folder does (unless pushes are suppressed).
+    pub fn notify_write(&self) {
+        let _ = self.tx.send(Msg::Write);
+    }
+
+    /// Each push's result, in order (for `memdir team watch` to log).
+    #[must_use]
+    pub fn results(&self) -> &Receiver<SyncResult> {
+        &self.results
+    }
+
+    /// Stops watching and ends the thread; a pending push is dropped.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(d) = self.debouncer.take() {
+            d.stop();
+        }
+        let _ = self.tx.send(Msg::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+struct Worker {
+    client: Client,
+    team: PathBuf,
+    debounce: Duration,
+    suppressed: bool,
+    deadline: Option<Instant>,
+    results: Sender<SyncResult>,
+}
+
+impl Worker {
+    fn run(mut self, rx: &Receiver<Msg>) {
+        loop {
+            // Idle: block until something arrives; no polling.
+            let msg = match self.deadline {
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+            };
+            match msg {
+                Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                // An explicit notify, or the watcher lost track (a push
+                // re-lists everything anyway).
+                Ok(Msg::Write | Msg::Events(Err(_))) => self.schedule(),
+                Ok(Msg::Events(Ok(events))) => {
+                    let (changed, deleted) = self.classify(&events);
+                    if deleted {
+                        self.suppressed = false;
+                    }
+                    if changed {
+                        self.schedule();
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.deadline = None;
+                    let result = self.client.push();
+                    if is_permanent(&result) {
+                        self.suppressed = true;
+                    }
+                    let _ = self.results.send(result);
+                }
+            }
+        }
+    }
+
+    fn schedule(&mut self) {
+        if !self.suppressed {
+            self.deadline = Some(Instant::now() + self.debounce);
+        }
+    }
+
+    /// Whether the events change anything pushable, and whether one of
+    /// them is a deletion.
+    fn classify(&self, events: &[notify_debouncer_full::DebouncedEvent]) -> (bool, bool) {
+        let (mut changed, mut deleted) = (false, false);
+        for event in events {
+            if matches!(event.kind, EventKind::Access(_)) {
+                continue;
+            }
+            let removal = matches!(
+                event.kind,
+                EventKind::Remove(_)
+                    | EventKind::Modify(ModifyKind::Name(RenameMode::From | RenameMode::Any))
+            );
+            for path in &event.paths {
+                if is_hidden(&self.team, path) {
+                    continue;
+                }
+                changed = true;
+                // "Is it still on disk?" is the robust deletion test.
+                if removal && !path.exists() {
+                    deleted = true;
+                }
+                if path.is_dir() {
+                    // Files written straight into a new folder can arrive
+                    // before its watch does; the push this schedules lists
+                    // the whole folder, so none are missed.
+                    rescan(path);
+                }
+            }
+        }
+        (changed, deleted)
+    }
+}
+
+/// Walks a folder that appeared, so that its files are known to be there
+/// when the scheduled push lists the tree; returns how many it holds.
+fn rescan(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                rescan(&e.path())
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// Whether a path is hidden relative to the team folder (the sync state,
+/// conflict copies, temporary files of atomic writes).
+fn is_hidden(team: &Path, path: &Path) -> bool {
+    let rel = path.strip_prefix(team).unwrap_or(path);
+    rel.components()
+        .any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with('.')))
+}
+
+/// Whether a failure is permanent: `no_oauth`, `no_repo`, `auth`, or a
+/// 4xx other than 409 and 429.
+fn is_permanent(r: &SyncResult) -> bool {
+    if r.success {
+        return false;
+    }
+    match r.error_type {
+        Some(ErrorType::NoOauth | ErrorType::NoRepo | ErrorType::Auth) => true,
+        Some(_) => false,
+        None => r
+            .error
+            .as_deref()
+            .and_then(|e| e.strip_prefix(STATUS_PREFIX))
+            .and_then(|s| s.get(..3))
+            .and_then(|s| s.parse::<u16>().ok())
+            .is_some_and(|s| (400..500).contains(&s) && s != 409 && s != 429),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permanent_failures() {
+        let f = |t, m: &str| SyncResult::failed(t, m);
+        assert!(is_permanent(&f(Some(ErrorType::Auth), "x")));
+        assert!(is_permanent(&f(Some(ErrorType::NoOauth), "x")));
+        assert!(!is_permanent(&f(Some(ErrorType::Network), "x")));
+        assert!(!is_permanent(&f(Some(ErrorType::Conflict), "x")));
+        assert!(is_permanent(&f(None, "server answered 413: too big")));
+        assert!(is_permanent(&f(None, "server answered 400: bad")));
+        assert!(!is_permanent(&f(None, "server answered 409: busy")));
+        assert!(!is_permanent(&f(None, "server answered 429: slow")));
+        assert!(!is_permanent(&f(None, "cannot write the sync state")));
+    }
+
+    #[test]
+    fn hidden_paths() {
+        let team = Path::new("/t/team");
+        assert!(is_hidden(team, Path::new("/t/team/.sync-state.json")));
+        assert!(is_hidden(team, Path::new("/t/team/.conflicts/a.md.1")));
+        assert!(is_hidden(team, Path::new("/t/team/a/.tmpXYZ")));
+        assert!(!is_hidden(team, Path::new("/t/team/a/b.md")));
+        assert!(!is_hidden(
+            Path::new("/t/.team"),
+            Path::new("/t/.team/b.md")
+        ));
+    }
+}

@@ -1,0 +1,121 @@
+//! `status`: the pending work in both directions, writing nothing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use memdir_teamsync::{ErrorType, STATE_FILE};
+
+use crate::support::{client_for, start, write};
+
+/// A GitHub token of high entropy: `ghp_` and 36 alphanumerics.
+const TOKEN: &str = "ghp_q8Zr2LkW9xTb4YcN7mVd1HsF6jPa3EuG5oRi";
+
+/// Every file under `dir` (hidden ones too), path → bytes.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), out);
+            } else {
+                out.insert(
+                    e.path().display().to_string(),
+                    std::fs::read(e.path()).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, &mut out);
+    out
+}
+
+#[test]
+fn status_reports_both_directions_and_writes_nothing() {
+    let h = start();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (ca, cb) = (h.client(a.path()), h.client(b.path()));
+    write(a.path(), "a.md", "one\n");
+    write(a.path(), "b.md", "two\n");
+    write(a.path(), "notes/d.md", "four\n");
+    assert!(ca.push().success);
+    assert!(cb.pull().success);
+
+    // The server moves on: a.md changes.
+    write(a.path(), "a.md", "one, v2\n");
+    assert!(ca.push().success);
+    // Local work on b: an edit, a new file, a secret, a big file, a deletion.
+    write(b.path(), "b.md", "two, edited here\n");
+    write(b.path(), "c.md", "three\n");
+    write(
+        b.path(),
+        "secret.md",
+        &format!("line one\ntoken = {TOKEN}\n"),
+    );
+    write(b.path(), "big.md", &"x".repeat(300_000));
+    std::fs::remove_file(b.path().join("notes/d.md")).unwrap();
+
+    let before = snapshot(b.path());
+    let version = h.version();
+    let s = cb.status();
+    assert!(s.success, "{s:?}");
+    assert_eq!(s.checksum.as_deref(), Some(h.checksum().as_str()));
+    // `push` sends every key whose content differs from the server's, so a
+    // stale a.md would be sent too; status reports exactly that.
+    assert_eq!(s.to_push, ["a.md", "b.md", "c.md"]);
+    assert_eq!(s.to_pull, ["a.md", "b.md", "notes/d.md"]);
+    assert_eq!(s.conflicts, ["b.md"]);
+    assert_eq!(s.skipped_secrets.len(), 1);
+    assert_eq!(s.skipped_secrets[0].file, "secret.md");
+    assert_eq!(s.skipped_secrets[0].rule_ids, ["github-pat"]);
+    assert_eq!(s.skipped_secrets[0].lines, [2]);
+    assert_eq!(s.skipped.len(), 1);
+    assert_eq!(s.skipped[0].key, "big.md");
+
+    let json = s.to_json();
+    assert!(!json.contains(TOKEN), "{json}");
+    for field in [
+        "\"toPush\"",
+        "\"toPull\"",
+        "\"conflicts\"",
+        "\"skippedSecrets\"",
+        "\"ruleIds\"",
+    ] {
+        assert!(json.contains(field), "{field} in {json}");
+    }
+    // Nothing written, locally or on the server.
+    assert_eq!(snapshot(b.path()), before);
+    assert_eq!(h.version(), version);
+}
+
+#[test]
+fn status_before_anything_is_stored() {
+    let h = start();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "x.md", "x\n");
+    let s = h.client(dir.path()).status();
+    assert!(s.success, "{s:?}");
+    assert_eq!(s.checksum, None);
+    assert_eq!(s.to_push, ["x.md"]);
+    assert!(s.to_pull.is_empty());
+    assert!(!dir.path().join(STATE_FILE).exists());
+}
+
+#[test]
+fn status_without_credentials_or_with_a_bad_token() {
+    let h = start();
+    let dir = tempfile::tempdir().unwrap();
+    let s = client_for(&h.url(), dir.path()).status();
+    assert!(!s.success);
+    assert_eq!(s.error_type, Some(ErrorType::NoOauth));
+    let s = client_for(&h.url(), dir.path())
+        .with_token(Some(h.token.clone()))
+        .with_repo(None)
+        .status();
+    assert_eq!(s.error_type, Some(ErrorType::NoRepo));
+    let s = client_for(&h.url(), dir.path())
+        .with_token(Some("mdt_not-a-real-token".to_owned()))
+        .status();
+    assert_eq!(s.error_type, Some(ErrorType::Auth), "{s:?}");
+    assert!(s.to_push.is_empty());
+}
