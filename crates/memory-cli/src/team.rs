@@ -150,6 +150,12 @@ fn status(client: &Client, json: bool) -> anyhow::Result<Outcome> {
         for k in &s.skipped {
             let _ = writeln!(out, "skipped {} — {}", k.key, k.reason);
         }
+        if let Some(reason) = &s.suppressed {
+            let _ = writeln!(
+                out,
+                "pushes are held back by the watcher after: {reason} (delete a file to retry)"
+            );
+        }
         if out.is_empty() {
             out.push_str("in sync: nothing to push or pull\n");
         }
@@ -255,6 +261,10 @@ fn report(results: &[(&str, SyncResult)]) -> String {
         }
         for c in &r.conflict_copies {
             let _ = writeln!(out, "{op}: your local edit was kept as {c}");
+        }
+        for k in r.pulled.iter().chain(&r.uploaded) {
+            let verb = if *op == "pull" { "wrote" } else { "uploaded" };
+            let _ = writeln!(out, "{op}: {verb} {k}");
         }
         if r.success {
             let _ = match *op {

@@ -47,7 +47,7 @@ pub use repo::{parse_github_remote, repo_from_git_config};
 pub use result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
 pub use state::{CONFLICTS_DIR, STATE_FILE};
 pub use status::{SyncStatus, status};
-pub use watch::{DEBOUNCE, WatchError, WatchOptions, Watcher};
+pub use watch::{DEBOUNCE, SUPPRESSED_FILE, WatchError, WatchOptions, Watcher};
 
 /// The token and repository, or the failure that their absence means.
 fn credentials(client: &Client) -> Result<(&str, &str), Box<SyncResult>> {

@@ -71,6 +71,7 @@ pub fn pull(client: &Client) -> SyncResult {
             Ok(outcome) => {
                 if outcome.written {
                     result.files_pulled += 1;
+                    result.pulled.push(key.clone());
                 }
                 result.conflict_copies.extend(outcome.conflict_copy);
                 state.entries.insert(key, server_sum);

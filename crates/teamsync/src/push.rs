@@ -77,6 +77,7 @@ pub fn push(client: &Client) -> SyncResult {
                         Err(f) => return failed(f, result),
                     };
                     result.files_uploaded += body.keys.len();
+                    result.uploaded.extend(body.keys.iter().cloned());
                     for key in &body.keys {
                         state
                             .entries

@@ -73,6 +73,12 @@ pub struct SyncResult {
     /// How many files a pull wrote.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub files_pulled: usize,
+    /// The keys a pull wrote, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pulled: Vec<String>,
+    /// The keys a push uploaded, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uploaded: Vec<String>,
     /// Keys not written (pull) or files not sent (push) for reasons other
     /// than secrets: an invalid key, a file too large, unreadable text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

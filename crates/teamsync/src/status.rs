@@ -43,6 +43,10 @@ pub struct SyncStatus {
     /// so that a pull would first save a copy under `.conflicts/`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<String>,
+    /// Why a watcher on this folder holds pushes back after a permanent
+    /// failure (cleared when a file is deleted), if one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<String>,
     /// Why it failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_type: Option<ErrorType>,
@@ -105,6 +109,7 @@ pub fn status(client: &Client) -> SyncStatus {
         checksum: server.checksum.clone(),
         skipped_secrets: scan.skipped_secrets,
         skipped: scan.skipped,
+        suppressed: crate::watch::suppression(team),
         ..SyncStatus::default()
     };
     out.to_push = local

@@ -128,6 +128,15 @@ impl Watcher {
 
         let (results_tx, results) = channel();
         let suppressed = is_permanent(&initial_pull);
+        record_suppression(
+            &team,
+            suppressed.then(|| {
+                initial_pull
+                    .error
+                    .as_deref()
+                    .unwrap_or("a permanent failure")
+            }),
+        );
         let worker = Worker {
             client,
             team,
@@ -189,6 +198,29 @@ impl Drop for Watcher {
     }
 }
 
+/// The hidden file in the team folder that records why a watcher holds
+/// pushes back; absent when it does not.
+pub const SUPPRESSED_FILE: &str = ".sync-suppressed";
+
+/// Writes or removes [`SUPPRESSED_FILE`]. Failing to record it only
+/// makes `status` less informative, so errors are ignored.
+fn record_suppression(team: &std::path::Path, reason: Option<&str>) {
+    let path = team.join(SUPPRESSED_FILE);
+    match reason {
+        Some(reason) => {
+            let _ = memdir_memtypes::atomic_write(&path, reason.as_bytes());
+        }
+        None => {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Why a watcher on `team` holds pushes back, if one does.
+pub(crate) fn suppression(team: &std::path::Path) -> Option<String> {
+    std::fs::read_to_string(team.join(SUPPRESSED_FILE)).ok()
+}
+
 struct Worker {
     client: Client,
     team: PathBuf,
@@ -214,7 +246,7 @@ impl Worker {
                 Ok(Msg::Events(Ok(events))) => {
                     let (changed, deleted) = self.classify(&events);
                     if deleted {
-                        self.suppressed = false;
+                        self.set_suppressed(None);
                     }
                     if changed {
                         self.schedule();
@@ -224,12 +256,22 @@ impl Worker {
                     self.deadline = None;
                     let result = self.client.push();
                     if is_permanent(&result) {
-                        self.suppressed = true;
+                        self.set_suppressed(Some(
+                            result.error.as_deref().unwrap_or("a permanent failure"),
+                        ));
                     }
                     let _ = self.results.send(result);
                 }
             }
         }
+    }
+
+    /// Suppresses pushes (with the reason) or lifts the suppression, and
+    /// records it in the team folder's hidden [`SUPPRESSED_FILE`] so that
+    /// `status` can tell.
+    fn set_suppressed(&mut self, reason: Option<&str>) {
+        self.suppressed = reason.is_some();
+        record_suppression(&self.team, reason);
     }
 
     fn schedule(&mut self) {

@@ -99,6 +99,16 @@ fn status_before_anything_is_stored() {
     assert_eq!(s.to_push, ["x.md"]);
     assert!(s.to_pull.is_empty());
     assert!(!dir.path().join(STATE_FILE).exists());
+    assert_eq!(s.suppressed, None);
+    // A watcher's recorded suppression shows, and is never a file to push.
+    std::fs::write(
+        dir.path().join(memdir_teamsync::SUPPRESSED_FILE),
+        "server answered 401",
+    )
+    .unwrap();
+    let s = h.client(dir.path()).status();
+    assert_eq!(s.suppressed.as_deref(), Some("server answered 401"));
+    assert_eq!(s.to_push, ["x.md"]);
 }
 
 #[test]

@@ -145,6 +145,12 @@ fn an_auth_failure_suppresses_pushes_until_a_file_is_deleted() {
     let client = client_for(&h.url(), dir.path()).with_token(Some("mdt_revoked".to_owned()));
     let w = watch(client);
     assert_eq!(w.initial_pull().error_type, Some(ErrorType::Auth));
+    // The suppression is on record for `status`, in a hidden file.
+    let marker = dir.path().join(memdir_teamsync::SUPPRESSED_FILE);
+    assert!(
+        std::fs::read_to_string(&marker).unwrap().contains("401"),
+        "the reason is recorded"
+    );
 
     // Suppressed: neither a change nor an explicit notify pushes.
     write(dir.path(), "new.md", "new\n");
