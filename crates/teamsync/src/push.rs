@@ -16,7 +16,8 @@ pub(crate) struct Local {
     pub(crate) sum: String,
 }
 
-/// Pushes the local files whose content differs from the server's.
+/// Pushes the local files whose content differs from the server's, except
+/// those unchanged since the last sync (the server then holds a newer edit).
 ///
 /// Lists `*.md` files under the team folder (hidden files and folders
 /// left out), keys relative with `/` in NFC; reads the server's hashes;
@@ -55,9 +56,15 @@ pub fn push(client: &Client) -> SyncResult {
 
     let mut conflicts = 0;
     'attempt: loop {
+        // Send what differs from the server, except a file unchanged since
+        // the last sync: there the server holds someone's newer edit, which
+        // a pull will bring, and sending the old copy would lose it.
         let delta: BTreeMap<&str, &Local> = local
             .iter()
-            .filter(|(k, l)| server.content.entry_checksums.get(*k) != Some(&l.sum))
+            .filter(|(k, l)| {
+                server.content.entry_checksums.get(*k) != Some(&l.sum)
+                    && state.entries.get(*k) != Some(&l.sum)
+            })
             .map(|(k, l)| (k.as_str(), l))
             .collect();
         for (key, l) in &local {

@@ -23,7 +23,8 @@ pub struct SyncStatus {
     /// nothing yet).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checksum: Option<String>,
-    /// Keys a push would send: local content differs from the server's.
+    /// Keys a push would send: local content differs from the server's and
+    /// changed since the last sync.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub to_push: Vec<String>,
     /// Files a push would hold back because of a secret finding (rule ids
@@ -112,13 +113,14 @@ pub fn status(client: &Client) -> SyncStatus {
         suppressed: crate::watch::suppression(team),
         ..SyncStatus::default()
     };
+    let state = SyncState::load(team, repo);
+    // As push decides: changed from the server, and not merely out of date
+    // (unchanged since the last sync while someone else's edit is newer).
     out.to_push = local
         .iter()
-        .filter(|(k, l)| sums.get(*k) != Some(&l.sum))
+        .filter(|(k, l)| sums.get(*k) != Some(&l.sum) && state.entries.get(*k) != Some(&l.sum))
         .map(|(k, _)| k.clone())
         .collect();
-
-    let state = SyncState::load(team, repo);
     let mut to_pull = BTreeSet::new();
     for (key, server_sum) in sums {
         let path = match validate_team_mem_key(key, team) {

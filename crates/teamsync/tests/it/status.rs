@@ -60,9 +60,9 @@ fn status_reports_both_directions_and_writes_nothing() {
     let s = cb.status();
     assert!(s.success, "{s:?}");
     assert_eq!(s.checksum.as_deref(), Some(h.checksum().as_str()));
-    // `push` sends every key whose content differs from the server's, so a
-    // stale a.md would be sent too; status reports exactly that.
-    assert_eq!(s.to_push, ["a.md", "b.md", "c.md"]);
+    // A stale a.md (unchanged here since the last sync) is not pushed: the
+    // server's newer edit is pulled instead.
+    assert_eq!(s.to_push, ["b.md", "c.md"]);
     assert_eq!(s.to_pull, ["a.md", "b.md", "notes/d.md"]);
     assert_eq!(s.conflicts, ["b.md"]);
     assert_eq!(s.skipped_secrets.len(), 1);

@@ -75,6 +75,30 @@ fn two_clients_converge() {
 }
 
 #[test]
+fn an_out_of_date_copy_never_overwrites_a_newer_edit() {
+    let h = start();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (ca, cb) = (h.client(a.path()), h.client(b.path()));
+    write(a.path(), "x.md", "first\n");
+    assert!(ca.push().success);
+    assert!(cb.pull().success);
+    // B edits x.md and pushes; A, not yet pulled, edits another file.
+    write(b.path(), "x.md", "second, from b\n");
+    assert_eq!(cb.push().files_uploaded, 1);
+    write(a.path(), "y.md", "unrelated\n");
+    let status = ca.status();
+    assert_eq!(status.to_push, ["y.md"], "status agrees with push");
+    assert_eq!(status.to_pull, ["x.md"]);
+    let pushed = ca.push();
+    assert_eq!(pushed.uploaded, ["y.md"], "A's stale x.md is not sent");
+    assert_eq!(h.stored()["x.md"], "second, from b\n");
+    // A's next pull brings B's edit without a conflict copy.
+    let pulled = ca.pull();
+    assert!(pulled.conflict_copies.is_empty(), "{pulled:?}");
+    assert_eq!(read(a.path(), "x.md"), "second, from b\n");
+}
+
+#[test]
 fn delta_push_sends_only_the_changed_key() {
     let h = start();
     let proxy = Proxy::start(h.server.local_addr());
