@@ -137,19 +137,7 @@ fn status(client: &Client, json: bool) -> anyhow::Result<Outcome> {
             };
             let _ = writeln!(out, "would pull {k}{conflict}");
         }
-        for f in &s.skipped_secrets {
-            let lines: Vec<String> = f.lines.iter().map(ToString::to_string).collect();
-            let _ = writeln!(
-                out,
-                "held back {} — secret ({}) on line {}",
-                f.file,
-                f.rule_ids.join(", "),
-                lines.join(", ")
-            );
-        }
-        for k in &s.skipped {
-            let _ = writeln!(out, "skipped {} — {}", k.key, k.reason);
-        }
+        held_back(&mut out, "held back", &s.skipped_secrets, &s.skipped);
         if let Some(reason) = &s.suppressed {
             let _ = writeln!(
                 out,
@@ -242,23 +230,39 @@ fn server_url(
         .and_then(|(_, v)| v.get("url")?.as_str().map(str::to_owned))
 }
 
+/// One line per file held back: for a secret (its rules and lines, never
+/// the secret), or for another reason.
+fn held_back(
+    out: &mut String,
+    verb: &str,
+    secrets: &[memdir_teamsync::SkippedSecret],
+    skipped: &[memdir_teamsync::SkippedKey],
+) {
+    for f in secrets {
+        let lines: Vec<String> = f.lines.iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            out,
+            "{verb} {} — secret ({}) on line {}",
+            f.file,
+            f.rule_ids.join(", "),
+            lines.join(", ")
+        );
+    }
+    for k in skipped {
+        let _ = writeln!(out, "{verb} {} — {}", k.key, k.reason);
+    }
+}
+
 /// One line per fact: files pulled and uploaded, each file skipped and why.
 fn report(results: &[(&str, SyncResult)]) -> String {
     let mut out = String::new();
     for (op, r) in results {
-        for s in &r.skipped_secrets {
-            let lines: Vec<String> = s.lines.iter().map(ToString::to_string).collect();
-            let _ = writeln!(
-                out,
-                "{op}: not sent {} — secret ({}) on line {}",
-                s.file,
-                s.rule_ids.join(", "),
-                lines.join(", ")
-            );
-        }
-        for s in &r.skipped {
-            let _ = writeln!(out, "{op}: skipped {} — {}", s.key, s.reason);
-        }
+        held_back(
+            &mut out,
+            &format!("{op}: not sent"),
+            &r.skipped_secrets,
+            &r.skipped,
+        );
         for c in &r.conflict_copies {
             let _ = writeln!(out, "{op}: your local edit was kept as {c}");
         }
