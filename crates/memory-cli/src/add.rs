@@ -62,6 +62,9 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
         bail!("--description is empty; give one specific line saying what the memory holds");
     }
     let body = read_body(args.body.as_deref())?;
+    if body.trim().is_empty() {
+        bail!("the memory's text is empty; give it with --body or on stdin");
+    }
 
     let resolution = global.resolve()?;
     let folder = if args.team {

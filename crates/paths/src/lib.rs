@@ -49,7 +49,7 @@ pub use resolve::{
     ENV_REMOTE, ENV_REMOTE_MEMORY_DIR, ENV_SIMPLE, ENV_TEAM, EnabledBy, Enablement, PathResolver,
     Resolution, TeamEnabledBy, auto_memory_enabled, daily_log_path, memory_base, today_local,
 };
-pub use root::{ProjectRoots, RootKind, find_project_roots};
+pub use root::{ProjectRoots, RootKind, find_project_roots, git_common_dir, git_config_value};
 pub use settings::{
     Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning,
     managed_settings_path,

@@ -76,32 +76,54 @@ fn is_git_dir(dir: &Path) -> bool {
     dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
 }
 
-/// Follows a `.git` file (`gitdir: <path>`). A file that cannot be read or
-/// understood leaves its folder as the root: the user is evidently in a
-/// working tree, and nothing better is known.
+/// The git dir a `.git` file points to (`gitdir: <path>`), and the common
+/// git dir its `commondir` file names, if it has one.
+fn follow_git_file(work_tree: &Path, dot_git: &Path) -> Option<(PathBuf, Option<PathBuf>)> {
+    let text = fs::read_to_string(dot_git).ok()?;
+    let target = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("gitdir:"))?;
+    let git_dir = fs::canonicalize(work_tree.join(target.trim())).ok()?;
+    let common = fs::read_to_string(git_dir.join("commondir"))
+        .ok()
+        .and_then(|c| fs::canonicalize(git_dir.join(c.trim())).ok());
+    Some((git_dir, common))
+}
+
+/// The git dir that holds the configuration of the repository whose
+/// working tree is `work_tree` (as [`find_project_roots`] reports it):
+/// `.git` itself, or for a linked worktree the common git dir its `.git`
+/// file leads to, or for a submodule its own git dir. `None` outside git.
+#[must_use]
+pub fn git_common_dir(work_tree: &Path) -> Option<PathBuf> {
+    let dot_git = work_tree.join(".git");
+    if dot_git.is_dir() {
+        return Some(dot_git);
+    }
+    if dot_git.is_file() {
+        let (git_dir, common) = follow_git_file(work_tree, &dot_git)?;
+        return Some(common.unwrap_or(git_dir));
+    }
+    is_git_dir(work_tree).then(|| work_tree.to_owned())
+}
+
+/// Follows a `.git` file. A file that cannot be read or understood leaves
+/// its folder as the root: the user is evidently in a working tree, and
+/// nothing better is known.
 fn from_git_file(work_tree: &Path, dot_git: &Path) -> ProjectRoots {
-    let fallback = roots(work_tree, work_tree, RootKind::Repository);
-    let Ok(text) = fs::read_to_string(dot_git) else {
-        return fallback;
-    };
-    let Some(target) = text.lines().find_map(|l| l.trim().strip_prefix("gitdir:")) else {
-        return fallback;
-    };
-    let Ok(git_dir) = fs::canonicalize(work_tree.join(target.trim())) else {
-        return fallback;
-    };
-    match fs::read_to_string(git_dir.join("commondir")) {
-        Ok(common) => match fs::canonicalize(git_dir.join(common.trim())) {
-            Ok(common) => roots(
-                work_tree,
-                &main_root_from_common(&common),
-                RootKind::LinkedWorktree,
-            ),
-            Err(_) => fallback,
-        },
+    match follow_git_file(work_tree, dot_git) {
+        Some((_, Some(common))) => roots(
+            work_tree,
+            &main_root_from_common(&common),
+            RootKind::LinkedWorktree,
+        ),
         // No commondir: the git dir belongs to this working tree alone (a
         // submodule's `.git/modules/<name>`, or `--separate-git-dir`).
-        Err(_) => roots(work_tree, work_tree, RootKind::Submodule),
+        Some((git_dir, None)) if git_dir.join("commondir").exists() => {
+            roots(work_tree, work_tree, RootKind::Repository)
+        }
+        Some((_, None)) => roots(work_tree, work_tree, RootKind::Submodule),
+        None => roots(work_tree, work_tree, RootKind::Repository),
     }
 }
 
@@ -124,23 +146,44 @@ fn main_root_from_common(common: &Path) -> PathBuf {
 
 /// The `worktree` key of the `[core]` section of `<git dir>/config`.
 fn core_worktree(git_dir: &Path) -> Option<String> {
-    let config = fs::read_to_string(git_dir.join("config")).ok()?;
-    let mut in_core = false;
-    for line in config.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            in_core = line
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .trim()
-                .eq_ignore_ascii_case("core");
+    git_config_value(
+        &fs::read_to_string(git_dir.join("config")).ok()?,
+        "core",
+        None,
+        "worktree",
+    )
+}
+
+/// The value of `key` in section `[section]` (or `[section "subsection"]`)
+/// of git configuration text: the first one, unquoted. Section and key
+/// names compare without regard to case, subsections exactly, as git does.
+#[must_use]
+pub fn git_config_value(
+    config: &str,
+    section: &str,
+    subsection: Option<&str>,
+    key: &str,
+) -> Option<String> {
+    let mut inside = false;
+    for raw in config.lines() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with(['#', ';']) {
             continue;
         }
-        if in_core
-            && let Some((key, value)) = line.split_once('=')
-            && key.trim().eq_ignore_ascii_case("worktree")
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.split(']').next().unwrap_or_default().trim();
+            let (name, sub) = match header.split_once(char::is_whitespace) {
+                Some((name, sub)) => (name, Some(sub.trim().trim_matches('"'))),
+                None => (header, None),
+            };
+            inside = name.eq_ignore_ascii_case(section) && sub == subsection;
+            continue;
+        }
+        if inside
+            && let Some((k, v)) = line.split_once('=')
+            && k.trim().eq_ignore_ascii_case(key)
         {
-            return Some(value.trim().trim_matches('"').to_owned());
+            return Some(v.trim().trim_matches('"').to_owned());
         }
     }
     None
@@ -256,6 +299,37 @@ mod tests {
             write(&wt.join(".git"), text);
             check(&wt, &wt, &wt, RootKind::Repository);
         }
+    }
+
+    #[test]
+    fn git_config_values_by_section_and_subsection() {
+        let config = "[core]\n\tWorkTree = ../lib\n[remote \"origin\"]\n\turl = git@github.com:a/b.git\n[remote \"fork\"]\n\turl = x\n";
+        assert_eq!(
+            git_config_value(config, "core", None, "worktree").as_deref(),
+            Some("../lib")
+        );
+        assert_eq!(
+            git_config_value(config, "remote", Some("origin"), "url").as_deref(),
+            Some("git@github.com:a/b.git")
+        );
+        assert_eq!(
+            git_config_value(config, "remote", Some("upstream"), "url"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_common_git_dir_of_each_layout() {
+        let tmp = tempfile::tempdir().unwrap();
+        let main = fs::canonicalize(tmp.path()).unwrap().join("main");
+        git_dir(&main.join(".git"));
+        assert_eq!(git_common_dir(&main), Some(main.join(".git")));
+        let wt_git = main.join(".git/worktrees/w");
+        write(&wt_git.join("commondir"), "../..\n");
+        let wt = main.parent().unwrap().join("w");
+        write(&wt.join(".git"), &format!("gitdir: {}\n", wt_git.display()));
+        assert_eq!(git_common_dir(&wt), Some(main.join(".git")));
+        assert_eq!(git_common_dir(main.parent().unwrap()), None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The repository identity of R8.7: `owner/name` from the `origin` remote,
 //! read from `.git/config` without running git.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The `owner/name` of the project's `origin` remote when it is a
 /// github.com URL, read from the git configuration on disk; `None` when
@@ -26,62 +26,14 @@ use std::path::{Path, PathBuf};
 /// ```
 #[must_use]
 pub fn repo_from_git_config(project_root: &Path) -> Option<String> {
-    let config = std::fs::read_to_string(git_config_path(project_root)?).ok()?;
-    parse_github_remote(&origin_url(&config)?)
-}
-
-/// Where the configuration of the repository at `root` lives.
-fn git_config_path(root: &Path) -> Option<PathBuf> {
-    let dot_git = root.join(".git");
-    let meta = std::fs::metadata(&dot_git).ok()?;
-    if meta.is_dir() {
-        return Some(dot_git.join("config"));
-    }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
-    let target = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("gitdir:"))?
-        .trim();
-    let git_dir = root.join(target);
-    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(c) => git_dir.join(c.trim()),
-        Err(_) => git_dir,
-    };
-    Some(common.join("config"))
-}
-
-/// The `url` of `[remote "origin"]` in git configuration text.
-fn origin_url(config: &str) -> Option<String> {
-    let mut in_origin = false;
-    for raw in config.lines() {
-        let line = raw.trim();
-        if line.starts_with('#') || line.starts_with(';') || line.is_empty() {
-            continue;
-        }
-        if let Some(section) = line.strip_prefix('[') {
-            let section = section.split(']').next().unwrap_or_default();
-            let mut parts = section.splitn(2, char::is_whitespace);
-            let name = parts.next().unwrap_or_default();
-            let sub = parts.next().unwrap_or_default().trim().trim_matches('"');
-            in_origin = name.eq_ignore_ascii_case("remote") && sub == "origin";
-            continue;
-        }
-        if !in_origin {
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        if key.trim().eq_ignore_ascii_case("url") {
-            let value = value.trim();
-            let value = value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .unwrap_or(value);
-            return Some(value.to_owned());
-        }
-    }
-    None
+    let git_dir = memdir_paths::git_common_dir(project_root)?;
+    let config = std::fs::read_to_string(git_dir.join("config")).ok()?;
+    parse_github_remote(&memdir_paths::git_config_value(
+        &config,
+        "remote",
+        Some("origin"),
+        "url",
+    )?)
 }
 
 /// `owner/name` from a github.com remote URL in any of git's forms: https

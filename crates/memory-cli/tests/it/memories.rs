@@ -346,6 +346,25 @@ fn add_refuses_collisions_escapes_and_private_types_in_team() {
         ],
     );
     assert_eq!(out.status.code(), Some(2));
+    let out = run(
+        &dir,
+        &[],
+        &[
+            "add",
+            "--type",
+            "project",
+            "--name",
+            "empty",
+            "--description",
+            "d",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an empty body (stdin is empty) is refused"
+    );
+    assert!(stderr(&out).contains("text is empty"), "{}", stderr(&out));
     // Nothing was written by any refusal.
     assert_eq!(fs::read_to_string(dir.join("MEMORY.md")).unwrap(), before);
     assert_eq!(fs::read_dir(&dir).unwrap().count(), 5);
