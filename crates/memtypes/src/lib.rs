@@ -12,7 +12,9 @@
 //!   [`memory_freshness_note`] — pure functions of a modification time and
 //!   "now".
 //! - [`atomic_write`] — the one atomic file write that every memdir crate
-//!   uses. It is the only code in this crate that touches the filesystem.
+//!   uses, and [`read_regular_file`], the bounded read of a regular file
+//!   (never a FIFO or a device). They are the only code in this crate that
+//!   touches the filesystem.
 //!
 //! ```
 //! use memdir_memtypes::{memory_age, parse_memory, MemoryType};
@@ -32,6 +34,7 @@ pub const ENTRYPOINT_NAME: &str = "MEMORY.md";
 mod atomic;
 mod freshness;
 mod frontmatter;
+mod read;
 mod types;
 
 pub use atomic::{AtomicWriteError, TEMP_PREFIX, TEMP_SUFFIX, atomic_write, is_temp_file_name};
@@ -41,4 +44,5 @@ pub use freshness::{
 pub use frontmatter::{
     Diagnostic, Header, ParsedMemory, parse_memory, parse_memory_str, render_memory,
 };
+pub use read::{ReadError, not_a_file, open_nonblocking, read_regular_file, read_regular_from};
 pub use types::{MemoryFileSource, MemoryType, Scope, UnknownMemoryType};
