@@ -35,7 +35,7 @@ mod lint;
 mod maintain;
 mod truncate;
 
-pub use lint::{FolderListing, Lint, LintKind, decode_index, lint_index};
+pub use lint::{FolderListing, Lint, LintKind, decode_index, lint_index, unlinked_files};
 pub use maintain::{IndexEntry, remove_entry, upsert_entry};
 pub use truncate::{DroppedEntry, Truncation, truncate_entrypoint_content};
 
@@ -47,6 +47,10 @@ pub const MAX_ENTRYPOINT_LINES: usize = 200;
 pub const MAX_ENTRYPOINT_BYTES: usize = 25_000;
 /// Index lines longer than this many characters are linted.
 pub const MAX_INDEX_LINE_CHARS: usize = 200;
+/// At most this many bytes of a MEMORY.md are read (SPEC R18.4): far above
+/// the prompt's cut, so that the lint can still count the lines and name
+/// the entries the cut drops, yet bounded against `/dev/zero`-like files.
+pub const MAX_INDEX_READ_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Errors of index maintenance and lint.
 #[derive(Debug, thiserror::Error)]

@@ -224,17 +224,45 @@ pub fn lint_index(content: &str, folder: Option<&FolderListing>) -> Vec<Lint> {
     }
 
     if let Some(folder) = folder {
-        for file in folder.memory_files() {
-            if !first_link.contains_key(file) {
-                lints.push(Lint {
-                    line: None,
-                    kind: LintKind::UnlinkedFile,
-                    message: format!("{file} is a memory file that no index line links to"),
-                });
-            }
+        for file in unlinked(folder, &first_link) {
+            lints.push(Lint {
+                line: None,
+                kind: LintKind::UnlinkedFile,
+                message: format!("{file} is a memory file that no index line links to"),
+            });
         }
     }
     lints
+}
+
+/// The memory files of `folder` that no line of the index `content` links
+/// to, in the folder's order: what `memdir index fix` gives a line.
+///
+/// ```
+/// use memdir_entrypoint::{unlinked_files, FolderListing};
+/// let folder = FolderListing::from_paths(["MEMORY.md", "a.md", "b.md", "team/MEMORY.md", "team/t.md"]);
+/// assert_eq!(unlinked_files("- [A](a.md)\n", &folder), ["b.md"]);
+/// ```
+#[must_use]
+pub fn unlinked_files<'a>(content: &str, folder: &'a FolderListing) -> Vec<&'a str> {
+    let mut linked = HashMap::new();
+    for (i, raw_line) in content.split('\n').enumerate() {
+        let line = raw_line.strip_suffix('\r').unwrap_or(raw_line);
+        if let Some(link) = find_link(line)
+            && !is_external(link.target)
+            && let Resolved::Inside(path) = resolve(link.target)
+        {
+            linked.entry(path).or_insert(i + 1);
+        }
+    }
+    unlinked(folder, &linked)
+}
+
+fn unlinked<'a>(folder: &'a FolderListing, linked: &HashMap<String, usize>) -> Vec<&'a str> {
+    folder
+        .memory_files()
+        .filter(|file| !linked.contains_key(*file))
+        .collect()
 }
 
 /// Decodes an index's bytes for [`truncate_entrypoint_content`] and

@@ -1,0 +1,161 @@
+//! Memory-level changes: a new memory with its index line, and the repair
+//! of an index that a killed write left behind (SPEC R18.3).
+
+use memdir_entrypoint::{
+    ENTRYPOINT_NAME, FolderListing, IndexEntry, Lint, MAX_INDEX_READ_BYTES, decode_index,
+    lint_index, unlinked_files, upsert_entry,
+};
+
+use crate::{FolderError, FolderLock};
+
+/// How much of a memory file is read for its frontmatter when it gets an
+/// index line: the frontmatter is in the first 30 lines (R5.2).
+const HEAD_BYTES: u64 = 64 * 1024;
+
+/// What [`FolderLock::add_memory`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Added {
+    /// Other memories that had no index line and got one (left by a write
+    /// that was killed between its topic file and its index line).
+    pub repaired: Vec<String>,
+}
+
+/// What [`FolderLock::fix_index`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FixReport {
+    /// Memory files that got an index line.
+    pub added: Vec<String>,
+    /// Temporary files of killed writes that were removed.
+    pub temp_files_removed: usize,
+    /// The lint of the index after the fix: what a fix cannot decide (a
+    /// line linking to a missing file, a long line, …).
+    pub remaining: Vec<Lint>,
+}
+
+impl FolderLock<'_> {
+    /// Adds a new memory: the topic file `file` (created exclusively) and
+    /// its line in the folder's MEMORY.md, in that order, under the lock.
+    ///
+    /// A file of the same name in any letter case is refused with
+    /// [`FolderError::AlreadyExists`] (on a case-insensitive disk they
+    /// would be one file). Memories left without an index line by an
+    /// earlier, killed write get theirs in the same index write.
+    pub fn add_memory(
+        &self,
+        file: &str,
+        contents: &[u8],
+        entry: &IndexEntry,
+    ) -> Result<Added, FolderError> {
+        if let Some(existing) = self.existing_in_any_case(file)? {
+            return Err(FolderError::AlreadyExists {
+                folder: self.folder.path.clone(),
+                existing,
+            });
+        }
+        // The new index is computed before anything is written, so that an
+        // index that cannot be read or changed leaves no unindexed memory.
+        let index = self.read_index()?;
+        let mut next = upsert_entry(&index, entry)?;
+        let mut added = Added::default();
+        for (rel, line) in self.unindexed_entries(&next)? {
+            if rel != entry.file {
+                next = upsert_entry(&next, &line)?;
+                added.repaired.push(rel);
+            }
+        }
+        self.create_new(file, contents)?;
+        self.write(ENTRYPOINT_NAME, next.as_bytes())?;
+        Ok(added)
+    }
+
+    /// Repairs the folder after killed writes: every memory file that no
+    /// index line links to gets one (title and hook from its frontmatter),
+    /// and every temporary file of memdir is removed (each writer holds the
+    /// lock while its temporary file exists, so under the lock every one
+    /// is left over). Never deletes or changes a memory file.
+    pub fn fix_index(&self) -> Result<FixReport, FolderError> {
+        let mut report = FixReport {
+            temp_files_removed: self.stale_temp_removed + self.remove_temp_files(None),
+            ..FixReport::default()
+        };
+        let index = self.read_index()?;
+        let mut next = index.clone();
+        for (rel, line) in self.unindexed_entries(&index)? {
+            next = upsert_entry(&next, &line)?;
+            report.added.push(rel);
+        }
+        if next != index {
+            self.write(ENTRYPOINT_NAME, next.as_bytes())?;
+        }
+        let listing = self.listing()?;
+        report.remaining = lint_index(&next, Some(&listing));
+        Ok(report)
+    }
+
+    /// The folder's MEMORY.md as text (empty when there is none), at most
+    /// [`MAX_INDEX_READ_BYTES`].
+    pub fn read_index(&self) -> Result<String, FolderError> {
+        Ok(self
+            .folder
+            .read(ENTRYPOINT_NAME, MAX_INDEX_READ_BYTES)?
+            .map(|bytes| decode_index(&bytes).0.into_owned())
+            .unwrap_or_default())
+    }
+
+    fn listing(&self) -> Result<FolderListing, FolderError> {
+        Ok(FolderListing::read(&self.folder.path)?)
+    }
+
+    /// Index lines for the memory files that `index` does not link to.
+    fn unindexed_entries(&self, index: &str) -> Result<Vec<(String, IndexEntry)>, FolderError> {
+        let listing = self.listing()?;
+        let mut entries = Vec::new();
+        for file in unlinked_files(index, &listing) {
+            // A file that cannot be read (a FIFO, a link) is left to the lint.
+            let Ok(Some(bytes)) = self.folder.read_prefix(file, HEAD_BYTES) else {
+                continue;
+            };
+            let header = memdir_memtypes::parse_memory(&bytes).header;
+            let stem = file
+                .rsplit('/')
+                .next()
+                .unwrap_or(file)
+                .trim_end_matches(".md");
+            let entry = IndexEntry {
+                title: header.name.unwrap_or_else(|| stem.to_owned()),
+                file: file.to_owned(),
+                hook: header.description.unwrap_or_default(),
+            };
+            if entry.to_line().is_ok() {
+                entries.push((file.to_owned(), entry));
+            }
+        }
+        Ok(entries)
+    }
+
+    /// The name of a file beside `file` equal to it ignoring letter case.
+    fn existing_in_any_case(&self, file: &str) -> Result<Option<String>, FolderError> {
+        let (parents, name) = crate::folder::split(file)?;
+        let Some(dir) = self.folder.descend(file, &parents, false)? else {
+            return Ok(None);
+        };
+        let entries = dir.entries().map_err(|source| FolderError::Io {
+            path: self.folder.join(file),
+            step: "list the folder of",
+            source,
+        })?;
+        let wanted = name.to_lowercase();
+        let prefix = if parents.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", parents.join("/"))
+        };
+        Ok(entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .find(|n| n.to_lowercase() == wanted)
+            .map(|n| format!("{prefix}{n}")))
+    }
+}
