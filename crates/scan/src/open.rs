@@ -4,6 +4,11 @@
 //! of the path again, for each of the 200 files; opening it by name
 //! relative to an open descriptor of its folder (`openat`) walks one
 //! component. On platforms without `openat` the full path is used.
+//!
+//! Every open is non-blocking: a file listed as a memory may have been
+//! replaced by a FIFO since, and opening a FIFO for reading otherwise waits
+//! for a writer forever. The caller checks the type of what was opened
+//! before reading from it (SPEC R18.4).
 
 use std::fs::File;
 use std::io;
@@ -44,17 +49,24 @@ impl Folders {
         }
     }
 
-    /// Opens the file `name` of folder `folder` for reading; `path` is its
-    /// full path, used when the folder has no descriptor.
+    /// Opens the file `name` of folder `folder` for reading, without
+    /// blocking; `path` is its full path, used when the folder has no
+    /// descriptor. What was opened may be anything: check its type on the
+    /// descriptor before reading.
     pub(crate) fn open(&self, folder: usize, name: &str, path: &Path) -> io::Result<File> {
         #[cfg(unix)]
         if let Some(Some(fd)) = self.fds.get(folder) {
             use rustix::fs::{Mode, OFlags};
-            return rustix::fs::openat(fd, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
-                .map(File::from)
-                .map_err(io::Error::from);
+            return rustix::fs::openat(
+                fd,
+                name,
+                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+                Mode::empty(),
+            )
+            .map(File::from)
+            .map_err(io::Error::from);
         }
         let _ = (folder, name);
-        File::open(path)
+        memdir_memtypes::open_nonblocking(path)
     }
 }

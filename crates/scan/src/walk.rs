@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use memdir_memtypes::{ENTRYPOINT_NAME, parse_memory, unix_millis};
+use memdir_memtypes::{ENTRYPOINT_NAME, not_a_file, parse_memory, unix_millis};
 
 use crate::open::Folders;
 use crate::{
@@ -257,12 +257,23 @@ fn walk(
                     kind: DiagnosticKind::SymlinkOutside,
                 }),
             }
-        } else if file_type.is_file() && is_memory_name(&name) {
-            out.push(Candidate {
-                filename: rel,
-                path,
-                folder,
-            });
+        } else if file_type.is_file() {
+            if is_memory_name(&name) {
+                out.push(Candidate {
+                    filename: rel,
+                    path,
+                    folder,
+                });
+            }
+        } else if is_memory_name(&name) {
+            // A FIFO, socket or device with a memory's name is never opened:
+            // opening or reading it could block the scan forever.
+            let kind = entry
+                .metadata()
+                .ok()
+                .and_then(|m| not_a_file(&m))
+                .unwrap_or("not a regular file");
+            scan.diagnostics.push(not_a_file_diagnostic(path, kind));
         }
     }
     Ok(())
@@ -274,6 +285,16 @@ fn walk(
 )]
 fn is_memory_name(name: &str) -> bool {
     name.len() > 3 && name.ends_with(".md") && name != ENTRYPOINT_NAME
+}
+
+/// A file skipped because it is a FIFO, a socket, a device or a folder.
+fn not_a_file_diagnostic(path: PathBuf, kind: &str) -> ScanDiagnostic {
+    ScanDiagnostic {
+        path,
+        kind: DiagnosticKind::Unreadable {
+            error: format!("it is {kind}, not a regular file"),
+        },
+    }
 }
 
 fn io_diagnostic(path: &Path, e: &io::Error) -> ScanDiagnostic {
@@ -290,23 +311,31 @@ fn io_diagnostic(path: &Path, e: &io::Error) -> ScanDiagnostic {
     }
 }
 
-/// Opens a memory file, takes its mtime from the open file and reads at
-/// most `max_lines` lines (and [`MAX_HEAD_BYTES`] bytes) of it.
+/// Opens a memory file without blocking, checks on the open descriptor
+/// that it is a regular file (it may have been swapped for a FIFO since it
+/// was listed), takes its mtime from the open file and reads at most
+/// `max_lines` lines (and [`MAX_HEAD_BYTES`] bytes) of it.
 fn read_header(
     c: Candidate,
     folders: &Folders,
     max_lines: usize,
     diagnostics: &mut Vec<ScanDiagnostic>,
 ) -> Option<MemoryHeader> {
-    let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(&c.path, e));
     let name = c.filename.rsplit('/').next().unwrap_or(&c.filename);
     let mut file = match folders.open(c.folder, name, &c.path) {
         Ok(file) => file,
         Err(e) => {
-            fail(&e);
+            // Opening a socket fails (ENXIO); name what it is rather than
+            // the error's obscure text.
+            let kind = fs::metadata(&c.path).ok().and_then(|m| not_a_file(&m));
+            diagnostics.push(match kind {
+                Some(kind) => not_a_file_diagnostic(c.path, kind),
+                None => io_diagnostic(&c.path, &e),
+            });
             return None;
         }
     };
+    let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(&c.path, e));
     let meta = match file.metadata() {
         Ok(meta) => meta,
         Err(e) => {
@@ -314,6 +343,10 @@ fn read_header(
             return None;
         }
     };
+    if let Some(kind) = not_a_file(&meta) {
+        diagnostics.push(not_a_file_diagnostic(c.path, kind));
+        return None;
+    }
     let mtime_ms = match meta.modified() {
         Ok(t) => unix_millis(t),
         Err(e) => {
@@ -419,7 +452,7 @@ mod tests {
 
     #[test]
     fn a_file_that_cannot_be_read_is_reported() {
-        // A folder opens but cannot be read as a file (EISDIR).
+        // A folder opens, and its descriptor says it is not a file.
         let dir = tempfile::tempdir().unwrap();
         let (header, diags) = read(dir.path());
         assert!(header.is_none());
@@ -428,6 +461,86 @@ mod tests {
             "{diags:?}"
         );
         assert!(diags[0].to_string().contains("cannot read"));
+    }
+
+    #[cfg(unix)]
+    fn mkfifo(path: &Path) {
+        use rustix::fs::{CWD, Mode, mkfifoat};
+        mkfifoat(CWD, path, Mode::RUSR | Mode::WUSR).unwrap();
+    }
+
+    #[cfg(unix)]
+    fn assert_skipped_as(diags: &[ScanDiagnostic], path: &Path, kind: &str) {
+        let found = diags.iter().find(|d| d.path == path);
+        let Some(ScanDiagnostic {
+            kind: DiagnosticKind::Unreadable { error },
+            ..
+        }) = found
+        else {
+            panic!("no unreadable diagnostic for {}: {diags:?}", path.display());
+        };
+        assert_eq!(error, &format!("it is {kind}, not a regular file"));
+    }
+
+    /// A memory swapped for a FIFO between listing and opening: opening
+    /// by full path and relative to the folder's descriptor both return
+    /// at once, and the file is skipped unread.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_swapped_in_after_listing_is_skipped_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("x.md");
+        mkfifo(&fifo);
+        let (header, diags) = read(&fifo);
+        assert!(header.is_none());
+        assert_skipped_as(&diags, &fifo, "a FIFO");
+        assert!(diags[0].to_string().ends_with("; skipped"), "{}", diags[0]);
+
+        let mut folders = Folders::default();
+        let folder = folders.add(dir.path());
+        let c = Candidate {
+            filename: "x.md".into(),
+            path: fifo.clone(),
+            folder,
+        };
+        let mut diags = Vec::new();
+        assert!(read_header(c, &folders, 30, &mut diags).is_none());
+        assert_skipped_as(&diags, &fifo, "a FIFO");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_skipped_unread() {
+        let (header, diags) = read(Path::new("/dev/zero"));
+        assert!(header.is_none());
+        assert_skipped_as(&diags, Path::new("/dev/zero"), "a device");
+    }
+
+    /// FIFOs, sockets and links to them with memory names are reported and
+    /// never opened; the ordinary memories beside them are read.
+    #[cfg(unix)]
+    #[test]
+    fn special_files_in_the_folder_are_reported_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.md"), "---\ndescription: a\n---\n").unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/b.md"), "b\n").unwrap();
+        mkfifo(&root.join("fifo.md"));
+        mkfifo(&root.join("sub/notes.txt")); // not a memory name: passed over
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("sock.md")).unwrap();
+        std::os::unix::fs::symlink(root.join("fifo.md"), root.join("link.md")).unwrap();
+
+        let scan =
+            crate::scan_memory_dir(root, &crate::ScanOptions::default(), &CancelToken::new())
+                .unwrap();
+        let mut names: Vec<&str> = scan.memories.iter().map(|m| m.filename.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["a.md", "sub/b.md"]);
+        assert_eq!(scan.diagnostics.len(), 3, "{:?}", scan.diagnostics);
+        assert_skipped_as(&scan.diagnostics, &root.join("fifo.md"), "a FIFO");
+        assert_skipped_as(&scan.diagnostics, &root.join("sock.md"), "a socket");
+        assert_skipped_as(&scan.diagnostics, &root.join("link.md"), "a FIFO");
     }
 
     #[test]
