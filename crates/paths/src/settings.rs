@@ -1,11 +1,18 @@
 //! The settings files that path resolution reads, read tolerantly: a
 //! missing file is normal, a file that is not a JSON object is a warning
-//! naming the file, then ignored.
+//! naming the file, then ignored. So is a FIFO, socket or device in a
+//! settings file's place (never waited on) and a file over
+//! [`MAX_SETTINGS_BYTES`].
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use memdir_memtypes::{ReadError, read_regular_file};
 use serde_json::{Map, Value};
+
+/// At most this many bytes of a settings file are read (SPEC R18.4): real
+/// settings files are a few kilobytes; the cap only stops a runaway file.
+pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
 
 /// Where a settings file comes from, in increasing precedence: a key set in
 /// a later source overrides the same key in an earlier one.
@@ -211,10 +218,23 @@ impl Settings {
 /// Reads a JSON object from `path`: `Ok(None)` when there is no file,
 /// `Err(message)` when it exists but cannot be used.
 fn read_object(path: &Path) -> Result<Option<Map<String, Value>>, String> {
-    let text = match std::fs::read(path) {
+    let text = match read_regular_file(path, MAX_SETTINGS_BYTES) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read settings ({e}); ignored")),
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(ReadError::NotAFile { kind, .. }) => {
+            return Err(format!(
+                "cannot read settings (it is {kind}, not a regular file); ignored"
+            ));
+        }
+        Err(ReadError::TooLarge { limit, .. }) => {
+            return Err(format!(
+                "cannot read settings (over the {limit}-byte limit); ignored"
+            ));
+        }
+        Err(ReadError::Io { source, .. }) => {
+            return Err(format!("cannot read settings ({source}); ignored"));
+        }
+        Err(e) => return Err(format!("{e}; ignored")),
     };
     match serde_json::from_slice::<Value>(&text) {
         Ok(Value::Object(map)) => Ok(Some(map)),
@@ -253,6 +273,46 @@ mod tests {
                 .starts_with("settings are not valid JSON")
         );
         assert!(settings.warnings[0].to_string().contains("bad.json: "));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_a_device_or_a_huge_file_is_a_warning_not_a_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("settings.json");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let huge = dir.path().join("huge.json");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(MAX_SETTINGS_BYTES + 1)
+            .unwrap();
+        let settings = Settings::load(&SettingsLocations {
+            user: Some(fifo.clone()),
+            local: Some(huge.clone()),
+            flag: Some(PathBuf::from("/dev/zero")),
+            ..SettingsLocations::default()
+        });
+        assert!(settings.files().is_empty());
+        let messages: Vec<_> = settings.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                format!(
+                    "{}: cannot read settings (it is a FIFO, not a regular file); ignored",
+                    fifo.display()
+                ),
+                format!(
+                    "{}: cannot read settings (over the 1048576-byte limit); ignored",
+                    huge.display()
+                ),
+                "/dev/zero: cannot read settings (it is a device, not a regular file); ignored"
+                    .to_owned(),
+            ]
+        );
     }
 
     #[test]
