@@ -2,10 +2,11 @@
 //! the index files it shows.
 
 use std::fmt;
-use std::io::ErrorKind;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use memdir_entrypoint::decode_index;
+use memdir_entrypoint::{MAX_INDEX_READ_BYTES, decode_index};
+use memdir_memtypes::{ReadError, read_regular_file};
 use memdir_paths::{Resolution, today_local};
 
 use crate::{
@@ -95,8 +96,10 @@ impl MemoryPrompt {
 ///
 /// The index files are read here. A missing index (or a missing memory
 /// folder) is an empty index, not an error; an index that exists but cannot
-/// be read is [`PromptError::ReadIndex`]. Bytes that are not UTF-8 are shown
-/// as U+FFFD, as the index lint reports them.
+/// be read is [`PromptError::ReadIndex`]: a folder, a FIFO, a socket or a
+/// device in its place (never waited on), one over
+/// [`MAX_INDEX_READ_BYTES`], missing permissions. Bytes that are not UTF-8
+/// are shown as U+FFFD, as the index lint reports them.
 pub fn load_memory_prompt(
     resolution: &Resolution,
     options: &PromptOptions,
@@ -131,16 +134,29 @@ pub fn load_memory_prompt(
     Ok(MemoryPrompt::Prompt { mode, text })
 }
 
-/// Reads an index file; a missing file is an empty index.
+/// Reads an index file, at most [`MAX_INDEX_READ_BYTES`]; a missing file
+/// is an empty index.
 fn read_index(path: &Path) -> Result<String, PromptError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(decode_index(&bytes).0.into_owned()),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(String::new()),
-        Err(source) => Err(PromptError::ReadIndex {
-            path: PathBuf::from(path),
-            source,
-        }),
-    }
+    let source = match read_regular_file(path, MAX_INDEX_READ_BYTES) {
+        Ok(bytes) => return Ok(decode_index(&bytes).0.into_owned()),
+        Err(e) if e.is_not_found() => return Ok(String::new()),
+        Err(ReadError::Io { source, .. }) => source,
+        // The error names the path, which `ReadIndex` names already: keep
+        // only what was wrong.
+        Err(ReadError::NotAFile { kind, .. }) => io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is {kind}, not a regular file"),
+        ),
+        Err(ReadError::TooLarge { limit, .. }) => io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("it is over the {limit}-byte limit for an index"),
+        ),
+        Err(other) => io::Error::other(other.to_string()),
+    };
+    Err(PromptError::ReadIndex {
+        path: PathBuf::from(path),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -174,6 +190,40 @@ mod tests {
         let err = read_index(&dir.path().join("MEMORY.md")).unwrap_err();
         assert!(err.to_string().starts_with("cannot read memory index "));
         assert!(err.to_string().ends_with("MEMORY.md"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_device_is_an_error_not_a_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("MEMORY.md");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let err = read_index(&fifo).unwrap_err();
+        let PromptError::ReadIndex { path, source } = &err;
+        assert_eq!(path, &fifo);
+        assert_eq!(source.to_string(), "it is a FIFO, not a regular file");
+        let err = read_index(Path::new("/dev/zero")).unwrap_err();
+        let PromptError::ReadIndex { source, .. } = &err;
+        assert_eq!(source.to_string(), "it is a device, not a regular file");
+    }
+
+    #[test]
+    fn an_index_over_the_read_limit_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("MEMORY.md");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(MAX_INDEX_READ_BYTES + 1).unwrap();
+        let err = read_index(&path).unwrap_err();
+        let PromptError::ReadIndex { source, .. } = &err;
+        assert_eq!(source.kind(), io::ErrorKind::FileTooLarge);
+        assert!(
+            source.to_string().contains("4194304-byte limit"),
+            "{source}"
+        );
     }
 
     #[test]
