@@ -51,8 +51,8 @@ pub use resolve::{
 };
 pub use root::{ProjectRoots, RootKind, find_project_roots, git_common_dir, git_config_value};
 pub use settings::{
-    MAX_SETTINGS_BYTES, Settings, SettingsFile, SettingsLocations, SettingsSource,
-    SettingsWarning, managed_settings_path,
+    MAX_SETTINGS_BYTES, Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning,
+    managed_settings_path,
 };
 pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
 pub use traversal::{
