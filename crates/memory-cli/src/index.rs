@@ -3,12 +3,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Subcommand;
 use memdir_entrypoint::{
-    FolderListing, Lint, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, Truncation, decode_index,
-    lint_index, truncate_entrypoint_content,
+    FolderListing, Lint, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, MAX_INDEX_READ_BYTES,
+    Truncation, decode_index, lint_index, truncate_entrypoint_content,
 };
+use memdir_memtypes::{ReadError, read_regular_file};
 use serde::Serialize;
 
 use crate::Outcome;
@@ -53,11 +54,12 @@ pub(crate) fn run(cmd: &IndexCommand, global: &GlobalArgs) -> anyhow::Result<Out
     }
 }
 
-/// The project's auto memory MEMORY.md, which must exist.
+/// The project's auto memory MEMORY.md, which must exist (as something:
+/// a FIFO or a folder in its place is reported by the read).
 fn default_index(global: &GlobalArgs) -> anyhow::Result<PathBuf> {
     let resolution = global.resolve()?;
     let path = resolution.entrypoint();
-    if !path.is_file() {
+    if !path.exists() {
         bail!(
             "no MEMORY.md in {} (the auto memory folder of {}); give a FILE, --project or --memory-dir",
             resolution.auto_mem_path.display(),
@@ -67,7 +69,9 @@ fn default_index(global: &GlobalArgs) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// Reads an index file's bytes, refusing a folder with a clear message.
+/// Reads an index file's bytes, at most [`MAX_INDEX_READ_BYTES`], refusing
+/// a folder with a clear message and a FIFO, socket or device without
+/// waiting on it.
 fn read_index(path: &Path) -> anyhow::Result<Vec<u8>> {
     if path.is_dir() {
         bail!(
@@ -75,7 +79,13 @@ fn read_index(path: &Path) -> anyhow::Result<Vec<u8>> {
             path.display()
         );
     }
-    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+    read_regular_file(path, MAX_INDEX_READ_BYTES).map_err(|e| read_error(&e))
+}
+
+/// A bounded read's error as one message. Its text already names the path
+/// and the cause, so the cause is not repeated as a source.
+pub(crate) fn read_error(err: &ReadError) -> anyhow::Error {
+    anyhow::anyhow!("{err}")
 }
 
 #[derive(Serialize)]
