@@ -7,12 +7,22 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use clap::Subcommand;
+use memdir_memtypes::{ReadError, not_a_file, read_regular_file};
 use memdir_secrets::{Scanner, SecretMatch};
 use serde::Serialize;
 
 use crate::Outcome;
 use crate::context::GlobalArgs;
+use crate::index::read_error;
 use crate::output::{print, print_json};
+
+/// At most this many bytes of one file, or of stdin, are scanned or
+/// redacted (SPEC R18.4): far more than any text worth checking before it
+/// is shared, and a bound on memory when the input never ends.
+pub(crate) const MAX_SCAN_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// At most this many bytes of a gitleaks configuration file are read
+/// (gitleaks' own, with every rule, is about 100 KB).
+pub(crate) const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum SecretsCommand {
@@ -69,8 +79,9 @@ fn scanner(config: Option<&Path>) -> anyhow::Result<Scanner> {
     let Some(path) = config else {
         return Ok(Scanner::builtin().clone());
     };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = read_regular_file(path, MAX_CONFIG_BYTES).map_err(|e| read_error(&e))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("cannot read {}: it is not UTF-8 text", path.display()))?;
     Scanner::from_toml(&text).with_context(|| format!("{}", path.display()))
 }
 
@@ -84,18 +95,52 @@ fn read_text(input: &Path) -> anyhow::Result<String> {
     })
 }
 
+/// Reads stdin (`-`) or a regular file, at most [`MAX_SCAN_FILE_BYTES`].
 fn read_bytes(input: &Path) -> anyhow::Result<Vec<u8>> {
     if input.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read stdin")?;
-        return Ok(bytes);
+        return read_stdin();
     }
     if input.is_dir() {
         bail!("{} is a folder; give a file", input.display());
     }
-    std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))
+    read_file(input).map_err(file_error)
+}
+
+fn read_stdin() -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_SCAN_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("cannot read stdin")?;
+    if bytes.len() as u64 > MAX_SCAN_FILE_BYTES {
+        bail!("stdin is over the {} limit for one input", limit_text());
+    }
+    Ok(bytes)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, ReadError> {
+    read_regular_file(path, MAX_SCAN_FILE_BYTES)
+}
+
+/// A file's read error as one line, naming the limit in a unit people use.
+fn file_error(err: ReadError) -> anyhow::Error {
+    match err {
+        ReadError::TooLarge { path, .. } => anyhow::anyhow!(
+            "cannot read {}: it is over the {} limit for one file",
+            path.display(),
+            limit_text()
+        ),
+        other => read_error(&other),
+    }
+}
+
+/// [`MAX_SCAN_FILE_BYTES`] for messages: `64 MiB (67108864 bytes)`.
+fn limit_text() -> String {
+    format!(
+        "{} MiB ({MAX_SCAN_FILE_BYTES} bytes)",
+        MAX_SCAN_FILE_BYTES / (1024 * 1024)
+    )
 }
 
 /// Prints text as it is, without adding a newline.
@@ -121,16 +166,35 @@ struct FindingJson<'a> {
 
 fn scan(inputs: &[PathBuf], config: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     let scanner = scanner(config)?;
-    let mut files: Vec<PathBuf> = Vec::new();
+    let mut files: Vec<Input> = Vec::new();
+    let mut skipped = 0;
     for input in inputs {
         if input.as_os_str() != "-" && !input.exists() {
             bail!("cannot read {}: no such file or folder", input.display());
         }
-        collect(input, &mut files).with_context(|| format!("cannot list {}", input.display()))?;
+        collect(input, true, &mut files, &mut skipped)
+            .with_context(|| format!("cannot list {}", input.display()))?;
     }
     let mut results: Vec<(Option<String>, Vec<SecretMatch>)> = Vec::new();
-    for file in &files {
-        let bytes = read_bytes(file)?;
+    let mut scanned = 0;
+    for Input { path: file, named } in &files {
+        let bytes = if *named {
+            read_bytes(file)?
+        } else {
+            // A file found in a folder that turned into a FIFO since it was
+            // listed, or is too large, is skipped like the FIFOs the listing
+            // skips: one file does not end the scan of a folder.
+            match read_file(file) {
+                Ok(bytes) => bytes,
+                Err(e @ (ReadError::NotAFile { .. } | ReadError::TooLarge { .. })) => {
+                    eprintln!("memdir: warning: {}; skipped", file_error(e));
+                    skipped += 1;
+                    continue;
+                }
+                Err(e) => return Err(file_error(e)),
+            }
+        };
+        scanned += 1;
         let name = (file.as_os_str() != "-").then(|| file.display().to_string());
         let findings = scanner.scan_bytes(&bytes, name.as_deref());
         if !findings.is_empty() {
@@ -162,12 +226,15 @@ fn scan(inputs: &[PathBuf], config: Option<&Path>, json: bool) -> anyhow::Result
             }
         }
         if total == 0 {
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "no secrets found ({} {} scanned)",
-                files.len(),
-                if files.len() == 1 { "input" } else { "inputs" }
+                "no secrets found ({scanned} {} scanned",
+                if scanned == 1 { "input" } else { "inputs" }
             );
+            if skipped > 0 {
+                let _ = write!(out, ", {skipped} skipped");
+            }
+            out.push_str(")\n");
         } else {
             let _ = writeln!(
                 out,
@@ -184,11 +251,29 @@ fn scan(inputs: &[PathBuf], config: Option<&Path>, json: bool) -> anyhow::Result
     })
 }
 
+/// One thing to scan.
+struct Input {
+    path: PathBuf,
+    /// Named on the command line (an error ends the scan), rather than
+    /// found in a folder (skipped with a warning when it is not a file).
+    named: bool,
+}
+
 /// `input` itself, or every file below it when it is a folder (hidden
 /// entries included: `.env` files are where secrets hide; `.git` excluded).
-fn collect(input: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// FIFOs, sockets and devices in a folder are reported on stderr and
+/// counted in `skipped`, never opened.
+fn collect(
+    input: &Path,
+    named: bool,
+    out: &mut Vec<Input>,
+    skipped: &mut usize,
+) -> std::io::Result<()> {
     if input.as_os_str() == "-" || !input.is_dir() {
-        out.push(input.to_owned());
+        out.push(Input {
+            path: input.to_owned(),
+            named,
+        });
         return Ok(());
     }
     let mut entries: Vec<_> = std::fs::read_dir(input)?.collect::<Result<_, _>>()?;
@@ -197,10 +282,24 @@ fn collect(input: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let file_type = entry.file_type()?;
         if file_type.is_dir() {
             if entry.file_name() != ".git" {
-                collect(&entry.path(), out)?;
+                collect(&entry.path(), false, out, skipped)?;
             }
         } else if file_type.is_file() {
-            out.push(entry.path());
+            out.push(Input {
+                path: entry.path(),
+                named: false,
+            });
+        } else if !file_type.is_symlink() {
+            let kind = entry
+                .metadata()
+                .ok()
+                .and_then(|m| not_a_file(&m))
+                .unwrap_or("not a regular file");
+            eprintln!(
+                "memdir: warning: {}: it is {kind}, not a regular file; skipped",
+                entry.path().display()
+            );
+            *skipped += 1;
         }
     }
     Ok(())

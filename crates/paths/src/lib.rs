@@ -14,6 +14,8 @@
 //! Security (SPEC R4.6, R4.9–R4.11) — a cloned repository or a sync server
 //! must never make memdir write outside the memory folder:
 //! - [`validate_memory_path`] for configured folders;
+//! - [`validate_team_mem_key_text`], the text rules of a team key alone,
+//!   pure and shared by the client and the team server;
 //! - [`validate_team_mem_key`] for keys from a server, and
 //!   [`validate_team_mem_write_path`] for paths about to be written, both
 //!   failing with the distinct [`PathTraversalError`];
@@ -57,7 +59,7 @@ pub use settings::{
 pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
 pub use traversal::{
     PathTraversalError, TraversalReason, normalize_team_mem_key, realpath_deepest_existing,
-    validate_team_mem_key, validate_team_mem_write_path,
+    validate_team_mem_key, validate_team_mem_key_text, validate_team_mem_write_path,
 };
 pub use validate::{InvalidMemoryPath, MemoryPathReason, validate_memory_path};
 

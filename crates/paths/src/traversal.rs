@@ -2,19 +2,21 @@
 //!
 //! Keys come from a sync server and paths from a cloned repository's
 //! files: both are hostile until proven otherwise. A key is checked
-//! textually first (encodings, look-alikes, separators, segments), then
-//! joined with the team folder and checked twice: lexically, without the
-//! disk, and physically, with every existing symbolic link resolved. Any
-//! doubt rejects.
+//! textually first (module `key`: encodings, look-alikes, separators,
+//! segments, portability), then joined with the team folder and checked
+//! twice: lexically, without the disk, and physically, with every
+//! existing symbolic link resolved. Any doubt rejects.
 
 use std::ffi::OsString;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use unicode_normalization::UnicodeNormalization;
-
 use crate::validate::normalize_lexically;
+
+mod key;
+
+pub use key::{normalize_team_mem_key, validate_team_mem_key_text};
 
 /// A key or path that would leave the team folder, or that cannot be proven
 /// not to. A distinct type, so that callers can tell a refused write from an
@@ -36,14 +38,23 @@ pub enum TraversalReason {
     Empty,
     /// The key holds a NUL byte.
     NulByte,
-    /// The key holds another control character (line breaks, escapes).
+    /// The key holds another control character (Unicode Cc: line breaks,
+    /// escapes).
     ControlCharacter,
+    /// The key holds a Unicode format character (Cf): a bidi override or
+    /// isolate, a zero-width character, a BOM, a soft hyphen, a tag
+    /// character, …
+    FormatCharacter,
     /// The key percent-encodes a path character (`.`, `/`, `\`, `%`, NUL),
     /// in any case or depth, or an invalid UTF-8 sequence.
     PercentEncoded,
     /// A character turns into `.`, `/`, `\` or `:` under NFKC normalisation
     /// (fullwidth `．／＼`, one- and two-dot leaders, …).
     UnicodeLookalike,
+    /// A character looks like a path separator or a dot (division and
+    /// fraction slashes, box-drawing diagonals, ideographic full stops, …)
+    /// even though NFKC does not turn it into one.
+    SeparatorLookalike,
     /// The key holds a backslash.
     Backslash,
     /// The key is absolute (`/x`).
@@ -58,8 +69,21 @@ pub enum TraversalReason {
     DotSegment,
     /// The key has a `..` segment.
     DotDotSegment,
+    /// A segment starts with `.` (hidden: `.git/…`, memdir's own
+    /// `.conflicts/` and state files).
+    HiddenSegment,
+    /// A segment ends with `.` or a space, which Windows drops.
+    TrailingDotOrSpace,
+    /// The key holds a `:` (an NTFS stream) other than a leading drive.
+    Colon,
+    /// A segment, or its stem before the first `.`, is a Windows device
+    /// name (`CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9`,
+    /// `CONIN$`, `CONOUT$`, in any case).
+    ReservedName,
     /// A segment is longer than 255 bytes.
     TooLong,
+    /// The key is longer than 1,024 bytes.
+    KeyTooLong,
     /// The path is not inside the team folder (checked lexically, with the
     /// folder's trailing separator, so `team2/` is not inside `team/`).
     OutsideTeamFolder,
@@ -83,12 +107,18 @@ impl fmt::Display for TraversalReason {
             TraversalReason::ControlCharacter => {
                 f.write_str("the key contains a control character")
             }
+            TraversalReason::FormatCharacter => f.write_str(
+                "the key contains an invisible format character (bidi control, zero-width, BOM)",
+            ),
             TraversalReason::PercentEncoded => f.write_str(
                 "the key percent-encodes a path character (., /, \\, %, NUL) or invalid UTF-8",
             ),
             TraversalReason::UnicodeLookalike => {
                 f.write_str("the key contains a character that normalises (NFKC) to ., /, \\ or :")
             }
+            TraversalReason::SeparatorLookalike => f.write_str(
+                "the key contains a character that looks like a path separator or a dot",
+            ),
             TraversalReason::Backslash => f.write_str("the key contains a backslash"),
             TraversalReason::Absolute => f.write_str("the key is an absolute path"),
             TraversalReason::DriveLetter => f.write_str("the key starts with a drive letter"),
@@ -96,7 +126,16 @@ impl fmt::Display for TraversalReason {
             TraversalReason::EmptySegment => f.write_str("the key has an empty path segment"),
             TraversalReason::DotSegment => f.write_str("the key has a '.' segment"),
             TraversalReason::DotDotSegment => f.write_str("the key has a '..' segment"),
+            TraversalReason::HiddenSegment => f.write_str("a path segment starts with '.'"),
+            TraversalReason::TrailingDotOrSpace => {
+                f.write_str("a path segment ends with '.' or a space")
+            }
+            TraversalReason::Colon => f.write_str("the key contains ':'"),
+            TraversalReason::ReservedName => {
+                f.write_str("a path segment is a Windows device name (CON, NUL, COM1, ...)")
+            }
             TraversalReason::TooLong => f.write_str("a path segment is longer than 255 bytes"),
+            TraversalReason::KeyTooLong => f.write_str("the key is longer than 1024 bytes"),
             TraversalReason::OutsideTeamFolder => {
                 f.write_str("the path is outside the team folder")
             }
@@ -122,8 +161,10 @@ impl TraversalReason {
             TraversalReason::Empty => "empty",
             TraversalReason::NulByte => "nul-byte",
             TraversalReason::ControlCharacter => "control-character",
+            TraversalReason::FormatCharacter => "format-character",
             TraversalReason::PercentEncoded => "percent-encoded",
             TraversalReason::UnicodeLookalike => "unicode-lookalike",
+            TraversalReason::SeparatorLookalike => "separator-lookalike",
             TraversalReason::Backslash => "backslash",
             TraversalReason::Absolute => "absolute",
             TraversalReason::DriveLetter => "drive-letter",
@@ -131,7 +172,12 @@ impl TraversalReason {
             TraversalReason::EmptySegment => "empty-segment",
             TraversalReason::DotSegment => "dot-segment",
             TraversalReason::DotDotSegment => "dot-dot-segment",
+            TraversalReason::HiddenSegment => "hidden-segment",
+            TraversalReason::TrailingDotOrSpace => "trailing-dot-or-space",
+            TraversalReason::Colon => "colon",
+            TraversalReason::ReservedName => "reserved-name",
             TraversalReason::TooLong => "too-long",
+            TraversalReason::KeyTooLong => "key-too-long",
             TraversalReason::OutsideTeamFolder => "outside-team-folder",
             TraversalReason::EscapesViaSymlink => "escapes-via-symlink",
             TraversalReason::DanglingSymlink => "dangling-symlink",
@@ -141,12 +187,12 @@ impl TraversalReason {
     }
 }
 
-/// Characters that matter for paths: more of them after normalisation or
-/// decoding than before means something was disguised.
-const PATH_CHARS: [char; 4] = ['.', '/', '\\', ':'];
-
 /// Validates a team-memory key from a sync server and returns the path it
 /// may be written to: the team folder joined with the key in NFC.
+///
+/// The key must first pass the text rules
+/// ([`validate_team_mem_key_text`]), then the joined path the two-pass
+/// check of [`validate_team_mem_write_path`].
 ///
 /// ```
 /// use std::path::Path;
@@ -159,124 +205,13 @@ const PATH_CHARS: [char; 4] = ['.', '/', '\\', ':'];
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn validate_team_mem_key(key: &str, team_dir: &Path) -> Result<PathBuf, PathTraversalError> {
-    check_key_text(key).map_err(|reason| PathTraversalError {
-        input: key.to_owned(),
-        reason,
-    })?;
-    let key_nfc = normalize_team_mem_key(key);
+    let key_nfc = validate_team_mem_key_text(key)?;
     validate_team_mem_write_path(&team_dir.join(key_nfc), team_dir).map_err(|e| {
         PathTraversalError {
             input: key.to_owned(),
             reason: e.reason,
         }
     })
-}
-
-/// The canonical spelling of a team-memory key: Unicode NFC. NFC and NFD
-/// spellings of one name are two different files on Linux, so keys are
-/// compared and written in NFC.
-#[must_use]
-pub fn normalize_team_mem_key(key: &str) -> String {
-    key.nfc().collect()
-}
-
-/// The textual rules of R4.10, before the key touches a path.
-fn check_key_text(key: &str) -> Result<(), TraversalReason> {
-    if key.is_empty() {
-        return Err(TraversalReason::Empty);
-    }
-    if key.contains('\0') {
-        return Err(TraversalReason::NulByte);
-    }
-    if key.chars().any(char::is_control) {
-        return Err(TraversalReason::ControlCharacter);
-    }
-    check_percent_encoding(key)?;
-    check_lookalikes(key)?;
-    if key.starts_with("\\\\") || key.starts_with("//") {
-        return Err(TraversalReason::Unc);
-    }
-    if key.contains('\\') {
-        return Err(TraversalReason::Backslash);
-    }
-    if key.starts_with('/') {
-        return Err(TraversalReason::Absolute);
-    }
-    let b = key.as_bytes();
-    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
-        return Err(TraversalReason::DriveLetter);
-    }
-    check_segments(key)?;
-    // NFC composition never creates separators or dots, but the written
-    // form is the NFC one: check its segments too.
-    check_segments(&normalize_team_mem_key(key))
-}
-
-fn check_segments(key: &str) -> Result<(), TraversalReason> {
-    for segment in key.split('/') {
-        match segment {
-            "" => return Err(TraversalReason::EmptySegment),
-            "." => return Err(TraversalReason::DotSegment),
-            ".." => return Err(TraversalReason::DotDotSegment),
-            s if s.len() > 255 => return Err(TraversalReason::TooLong),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Rejects percent-escapes of path characters at any depth (`%2e`,
-/// `%2F`, `%5c`, `%00`, and `%25`, which is how deeper encodings begin),
-/// IIS-style `%uXXXX` escapes, and escapes that decode to invalid UTF-8
-/// (overlong forms such as `%c0%ae`). What the escapes decode to must also
-/// pass the look-alike check.
-fn check_percent_encoding(key: &str) -> Result<(), TraversalReason> {
-    let bytes = key.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        if b != b'%' {
-            continue;
-        }
-        let hex = |j: usize| bytes.get(j).is_some_and(u8::is_ascii_hexdigit);
-        if hex(i + 1) && hex(i + 2) {
-            let value = u8::from_str_radix(&key[i + 1..i + 3], 16).expect("two hex digits");
-            if matches!(value, 0 | b'.' | b'/' | b'\\' | b'%') {
-                return Err(TraversalReason::PercentEncoded);
-            }
-        }
-        if matches!(bytes.get(i + 1), Some(b'u' | b'U')) && (2..6).all(|k| hex(i + k)) {
-            return Err(TraversalReason::PercentEncoded);
-        }
-    }
-    let decoded = percent_encoding::percent_decode_str(key).collect::<Vec<u8>>();
-    match String::from_utf8(decoded) {
-        Ok(decoded) if decoded != key => {
-            check_lookalikes(&decoded)?;
-            if decoded.chars().any(char::is_control) {
-                return Err(TraversalReason::PercentEncoded);
-            }
-            Ok(())
-        }
-        Ok(_) => Ok(()),
-        Err(_) => Err(TraversalReason::PercentEncoded),
-    }
-}
-
-/// Rejects a key in which NFKC normalisation produces path characters that
-/// were not there: fullwidth `．／＼：`, the one- and two-dot leaders, the
-/// ellipsis, small full stops and the like.
-fn check_lookalikes(key: &str) -> Result<(), TraversalReason> {
-    if key.is_ascii() {
-        return Ok(());
-    }
-    let normalized: String = key.nfkc().collect();
-    let count = |s: &str, c: char| s.chars().filter(|&x| x == c).count();
-    if PATH_CHARS
-        .iter()
-        .any(|&c| count(&normalized, c) > count(key, c))
-    {
-        return Err(TraversalReason::UnicodeLookalike);
-    }
-    Ok(())
 }
 
 /// Validates a path that is about to be written in the team folder, in two

@@ -1,0 +1,336 @@
+//! The text rules of a team-memory key (SPEC R4.10), without the file
+//! system: one implementation for the client, which writes keys as files,
+//! and for the team server, which stores them for every member's machine.
+//!
+//! The rules run in a fixed order so that each key gets the most specific
+//! reason, and a key that both escapes and is merely unportable is
+//! reported as escaping:
+//!
+//! 1. characters, literal before disguised: NUL, then other control
+//!    characters (Cc), then format characters (Cf), then percent-escapes,
+//!    then NFKC look-alikes (the character *becomes* `.`, `/`, `\` or `:`
+//!    under NFKC, the stronger claim), then separator look-alikes (it only
+//!    looks like one);
+//! 2. the shape of the whole key: UNC, backslash, absolute, drive letter;
+//! 3. traversal segments: empty, `.`, `..`;
+//! 4. portability: `:` anywhere, hidden segments, Windows device names
+//!    (before trailing dots and spaces, since `CON.` and `CON ` are how a
+//!    device name is disguised), trailing dots and spaces;
+//! 5. lengths, the least specific rule of all, in bytes of the NFC form:
+//!    a segment over 255 bytes, then the key over 1,024 bytes.
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::{PathTraversalError, TraversalReason};
+
+/// The longest segment, in bytes, that every common file system stores.
+const MAX_SEGMENT_BYTES: usize = 255;
+
+/// The longest key, in bytes: long enough for deep folders, short enough
+/// to stay under Windows' and macOS' path limits once joined with a team
+/// folder.
+const MAX_KEY_BYTES: usize = 1024;
+
+/// Characters that matter for paths: more of them after normalisation or
+/// decoding than before means something was disguised.
+const PATH_CHARS: [char; 4] = ['.', '/', '\\', ':'];
+
+/// Unicode general category Cf (format characters), as of Unicode 15.1:
+/// bidi embeddings, overrides, isolates and marks, zero-width characters,
+/// the BOM, the soft hyphen, tag characters and the rest. They are
+/// invisible or reorder what is shown, so two keys that look the same
+/// could name different files. Sorted, inclusive, non-overlapping.
+const FORMAT_CHARACTERS: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+/// Characters that look like `/`, `\` or `.` (a dot leader, a full stop
+/// drawn as a dot or a small circle) whether or not NFKC turns them into
+/// one: mathematical and box-drawing slashes, fullwidth and small forms,
+/// and the full stops of other scripts. Sorted, inclusive,
+/// non-overlapping.
+const SEPARATOR_LOOKALIKES: &[(char, char)] = &[
+    ('\u{0701}', '\u{0702}'), // Syriac supralinear and sublinear full stops
+    ('\u{1362}', '\u{1362}'), // Ethiopic full stop
+    ('\u{1735}', '\u{1735}'), // Philippine single punctuation, a slash
+    ('\u{2024}', '\u{2026}'), // one- and two-dot leaders, ellipsis
+    ('\u{2044}', '\u{2044}'), // fraction slash
+    ('\u{2215}', '\u{2216}'), // division slash, set minus
+    ('\u{2571}', '\u{2572}'), // box-drawing diagonals
+    ('\u{27CB}', '\u{27CB}'), // mathematical rising diagonal
+    ('\u{27CD}', '\u{27CD}'), // mathematical falling diagonal
+    ('\u{29F5}', '\u{29F5}'), // reverse solidus operator
+    ('\u{29F8}', '\u{29F9}'), // big solidus, big reverse solidus
+    ('\u{2E2E}', '\u{2E2E}'), // named by R4.10 among the dot leaders
+    ('\u{2E3C}', '\u{2E3C}'), // stenographic full stop
+    ('\u{3002}', '\u{3002}'), // ideographic full stop
+    ('\u{A4F8}', '\u{A4F8}'), // Lisu tone mya ti, a dot on the baseline
+    ('\u{FE12}', '\u{FE12}'), // vertical ideographic full stop
+    ('\u{FE52}', '\u{FE52}'), // small full stop
+    ('\u{FE68}', '\u{FE68}'), // small reverse solidus
+    ('\u{FF0E}', '\u{FF0F}'), // fullwidth full stop and solidus
+    ('\u{FF3C}', '\u{FF3C}'), // fullwidth reverse solidus
+    ('\u{FF61}', '\u{FF61}'), // halfwidth ideographic full stop
+];
+
+// A table out of order would make the binary search miss characters:
+// refuse to compile instead.
+const _: () = assert!(sorted_ranges(FORMAT_CHARACTERS));
+const _: () = assert!(sorted_ranges(SEPARATOR_LOOKALIKES));
+
+const fn sorted_ranges(table: &[(char, char)]) -> bool {
+    let mut i = 0;
+    while i < table.len() {
+        if table[i].0 as u32 > table[i].1 as u32 {
+            return false;
+        }
+        if i > 0 && table[i - 1].1 as u32 >= table[i].0 as u32 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+fn in_ranges(c: char, table: &[(char, char)]) -> bool {
+    table
+        .binary_search_by(|&(lo, hi)| {
+            if hi < c {
+                std::cmp::Ordering::Less
+            } else if lo > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// Whether `c` is a Unicode format character (general category Cf).
+fn is_format(c: char) -> bool {
+    in_ranges(c, FORMAT_CHARACTERS)
+}
+
+/// Checks a team-memory key against the text rules of R4.10, touching no
+/// file system, and returns its canonical spelling (NFC).
+///
+/// This is the whole of R4.10 but the final join with a team folder:
+/// [`validate_team_mem_key`](super::validate_team_mem_key) runs it before
+/// the two-pass path check, and the team server runs it alone. A key that
+/// is not in NFC is normalised, never refused for that alone.
+///
+/// ```
+/// use memdir_paths::{validate_team_mem_key_text, TraversalReason};
+/// assert_eq!(validate_team_mem_key_text("規約/テスト.md")?, "規約/テスト.md");
+/// assert_eq!(validate_team_mem_key_text("cafe\u{301}.md")?, "caf\u{e9}.md");
+/// let err = validate_team_mem_key_text("notes/\u{202e}dm.exe").unwrap_err();
+/// assert_eq!(err.reason, TraversalReason::FormatCharacter);
+/// let err = validate_team_mem_key_text("CON.md").unwrap_err();
+/// assert_eq!(err.reason, TraversalReason::ReservedName);
+/// # Ok::<(), memdir_paths::PathTraversalError>(())
+/// ```
+pub fn validate_team_mem_key_text(key: &str) -> Result<String, PathTraversalError> {
+    let error = |reason| PathTraversalError {
+        input: key.to_owned(),
+        reason,
+    };
+    check_text(key).map_err(error)?;
+    let nfc = normalize_team_mem_key(key);
+    // NFC composition creates no separators or dots, but it turns a few
+    // singletons such as the Kelvin sign into ASCII, and the NFC form is
+    // the one written: it must pass too. Lengths are judged on it alone,
+    // so that a decomposed spelling is never refused for being longer.
+    if nfc != key {
+        check_text(&nfc).map_err(error)?;
+    }
+    check_lengths(&nfc).map_err(error)?;
+    Ok(nfc)
+}
+
+/// The canonical spelling of a team-memory key: Unicode NFC. NFC and NFD
+/// spellings of one name are two different files on Linux, so keys are
+/// compared and written in NFC.
+#[must_use]
+pub fn normalize_team_mem_key(key: &str) -> String {
+    key.nfc().collect()
+}
+
+/// Every rule but the lengths, in the order of the module documentation.
+fn check_text(key: &str) -> Result<(), TraversalReason> {
+    if key.is_empty() {
+        return Err(TraversalReason::Empty);
+    }
+    check_characters(key)?;
+    check_shape(key)?;
+    let segments = || key.split('/');
+    for segment in segments() {
+        match segment {
+            "" => return Err(TraversalReason::EmptySegment),
+            "." => return Err(TraversalReason::DotSegment),
+            ".." => return Err(TraversalReason::DotDotSegment),
+            _ => {}
+        }
+    }
+    if key.contains(':') {
+        return Err(TraversalReason::Colon);
+    }
+    if segments().any(|s| s.starts_with('.')) {
+        return Err(TraversalReason::HiddenSegment);
+    }
+    if segments().any(is_reserved_name) {
+        return Err(TraversalReason::ReservedName);
+    }
+    if segments().any(|s| s.ends_with(['.', ' '])) {
+        return Err(TraversalReason::TrailingDotOrSpace);
+    }
+    Ok(())
+}
+
+/// Step 5: the lengths, in bytes of the NFC form.
+fn check_lengths(key: &str) -> Result<(), TraversalReason> {
+    if key.split('/').any(|s| s.len() > MAX_SEGMENT_BYTES) {
+        return Err(TraversalReason::TooLong);
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(TraversalReason::KeyTooLong);
+    }
+    Ok(())
+}
+
+/// Step 1: characters, literal ones before disguised ones.
+fn check_characters(key: &str) -> Result<(), TraversalReason> {
+    if key.contains('\0') {
+        return Err(TraversalReason::NulByte);
+    }
+    if key.chars().any(char::is_control) {
+        return Err(TraversalReason::ControlCharacter);
+    }
+    if key.chars().any(is_format) {
+        return Err(TraversalReason::FormatCharacter);
+    }
+    check_percent_encoding(key)?;
+    check_lookalikes(key)
+}
+
+/// Step 2: the shape of the whole key.
+fn check_shape(key: &str) -> Result<(), TraversalReason> {
+    if key.starts_with("\\\\") || key.starts_with("//") {
+        return Err(TraversalReason::Unc);
+    }
+    if key.contains('\\') {
+        return Err(TraversalReason::Backslash);
+    }
+    if key.starts_with('/') {
+        return Err(TraversalReason::Absolute);
+    }
+    let b = key.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Err(TraversalReason::DriveLetter);
+    }
+    Ok(())
+}
+
+/// Whether a segment names a Windows device, alone or as its stem: the
+/// part before the first `.`, trailing spaces ignored, as Windows reads
+/// it (`con.md`, `CON .txt`, `Com1.tar.gz`). `con-notes.md`, `console.md`
+/// and `COM10.md` are ordinary names.
+fn is_reserved_name(segment: &str) -> bool {
+    let stem = segment
+        .split('.')
+        .next()
+        .unwrap_or(segment)
+        .trim_end_matches(' ')
+        .to_ascii_uppercase();
+    match stem.as_str() {
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
+        s => ["COM", "LPT"].iter().any(|prefix| {
+            s.strip_prefix(prefix).is_some_and(|n| {
+                let mut chars = n.chars();
+                // Windows also reserves the superscript digits ¹²³.
+                matches!(
+                    (chars.next(), chars.next()),
+                    (Some('0'..='9' | '\u{B9}' | '\u{B2}' | '\u{B3}'), None)
+                )
+            })
+        }),
+    }
+}
+
+/// Rejects percent-escapes of path characters at any depth (`%2e`,
+/// `%2F`, `%5c`, `%00`, and `%25`, which is how deeper encodings begin),
+/// IIS-style `%uXXXX` escapes, and escapes that decode to invalid UTF-8
+/// (overlong forms such as `%c0%ae`). What the escapes decode to must also
+/// pass the character rules: no control or format character, no
+/// look-alike.
+fn check_percent_encoding(key: &str) -> Result<(), TraversalReason> {
+    let bytes = key.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'%' {
+            continue;
+        }
+        let hex = |j: usize| bytes.get(j).is_some_and(u8::is_ascii_hexdigit);
+        if hex(i + 1) && hex(i + 2) {
+            let value = u8::from_str_radix(&key[i + 1..i + 3], 16).expect("two hex digits");
+            if matches!(value, 0 | b'.' | b'/' | b'\\' | b'%') {
+                return Err(TraversalReason::PercentEncoded);
+            }
+        }
+        if matches!(bytes.get(i + 1), Some(b'u' | b'U')) && (2..6).all(|k| hex(i + k)) {
+            return Err(TraversalReason::PercentEncoded);
+        }
+    }
+    let decoded = percent_encoding::percent_decode_str(key).collect::<Vec<u8>>();
+    match String::from_utf8(decoded) {
+        Ok(decoded) if decoded != key => {
+            check_lookalikes(&decoded)?;
+            if decoded.chars().any(|c| c.is_control() || is_format(c)) {
+                return Err(TraversalReason::PercentEncoded);
+            }
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(_) => Err(TraversalReason::PercentEncoded),
+    }
+}
+
+/// Rejects a key in which NFKC normalisation produces path characters that
+/// were not there (fullwidth `．／＼：`, the one- and two-dot leaders, the
+/// ellipsis, small full stops and the like), then one that holds a
+/// character from [`SEPARATOR_LOOKALIKES`].
+fn check_lookalikes(key: &str) -> Result<(), TraversalReason> {
+    if key.is_ascii() {
+        return Ok(());
+    }
+    let normalized: String = key.nfkc().collect();
+    let count = |s: &str, c: char| s.chars().filter(|&x| x == c).count();
+    if PATH_CHARS
+        .iter()
+        .any(|&c| count(&normalized, c) > count(key, c))
+    {
+        return Err(TraversalReason::UnicodeLookalike);
+    }
+    if key.chars().any(|c| in_ranges(c, SEPARATOR_LOOKALIKES)) {
+        return Err(TraversalReason::SeparatorLookalike);
+    }
+    Ok(())
+}
