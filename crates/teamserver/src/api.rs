@@ -8,7 +8,6 @@
 //! them apart.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use percent_encoding::percent_decode_str;
 use serde::{Deserialize, Serialize};
@@ -20,10 +19,6 @@ use crate::store::{IfMatch, Limits, PutOutcome, RepoState, Store, View};
 
 /// The protocol's one resource.
 pub(crate) const TEAM_MEMORY_PATH: &str = "/api/claude_code/team_memory";
-
-/// A team folder that exists nowhere, for checking keys with the client's
-/// own rules (R4.10): the server writes no files, only the rules matter.
-const KEY_CHECK_DIR: &str = "/nonexistent-memdir-team";
 
 /// What a request did, for the request log.
 #[derive(Debug, Default)]
@@ -210,7 +205,10 @@ fn put(
         }
     };
     for (key, text) in &body.entries {
-        if let Err(e) = memdir_paths::validate_team_mem_key(key, Path::new(KEY_CHECK_DIR)) {
+        // The client's own text rules (R4.10), without a file system: the
+        // server writes no files, and a key it accepts must be one that
+        // every member's machine can write.
+        if let Err(e) = memdir_paths::validate_team_mem_key_text(key) {
             return Ok(error_with(
                 400,
                 "invalid_key",
@@ -378,14 +376,25 @@ mod tests {
     }
 
     #[test]
-    fn keys_use_the_client_rules_without_touching_a_team_folder() {
-        let dir = Path::new(KEY_CHECK_DIR);
-        assert!(memdir_paths::validate_team_mem_key("notes/testing.md", dir).is_ok());
-        for bad in ["../x.md", "/etc/passwd", "a\\b", "%2e%2e%2fx", "a//b", ""] {
-            assert!(
-                memdir_paths::validate_team_mem_key(bad, dir).is_err(),
-                "{bad}"
-            );
+    fn keys_use_the_client_text_rules() {
+        assert!(memdir_paths::validate_team_mem_key_text("notes/testing.md").is_ok());
+        for (bad, code) in [
+            ("../x.md", "dot-dot-segment"),
+            ("/etc/passwd", "absolute"),
+            ("a\\b", "backslash"),
+            ("%2e%2e%2fx", "percent-encoded"),
+            ("a//b", "empty-segment"),
+            ("", "empty"),
+            ("notes/\u{202e}evil.md", "format-character"),
+            ("a\u{2215}b.md", "separator-lookalike"),
+            ("CON.md", "reserved-name"),
+            ("notes:b.md", "colon"),
+            ("a:b.md", "drive-letter"),
+            (".git/config", "hidden-segment"),
+            ("notes./a.md", "trailing-dot-or-space"),
+        ] {
+            let err = memdir_paths::validate_team_mem_key_text(bad).unwrap_err();
+            assert_eq!(err.reason.code(), code, "{bad:?}");
         }
     }
 }

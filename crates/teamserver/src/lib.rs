@@ -6,7 +6,8 @@
 //!   and `GET /healthz`; bearer tokens scoped to one organisation;
 //!   `If-Match` with 412 (current hashes in the body) and 428; the size
 //!   limits of R8.3 and a cap on entries per repository with 413; keys
-//!   checked with the client's own rules ([`memdir_paths::validate_team_mem_key`]);
+//!   checked with the client's own text rules, without a file system
+//!   ([`memdir_paths::validate_team_mem_key_text`]);
 //!   request deadlines; one JSON log line per request on stderr; a
 //!   shutdown that lets requests under way finish ([`ShutdownHandle`],
 //!   or SIGTERM/SIGINT with [`Server::run_until_signal`]).

@@ -260,6 +260,21 @@ fn keys_failing_the_client_rules_are_400() {
     check("a//b.md", "empty-segment");
     check("nul\0.md", "nul-byte");
     check("", "empty");
+    // Keys that stay inside the folder but are not portable or not
+    // unambiguous on every member's machine (R4.10).
+    check("notes/\u{202e}evil.md", "format-character");
+    check("zero\u{200b}width.md", "format-character");
+    check("a\u{2215}b.md", "separator-lookalike");
+    check("CON.md", "reserved-name");
+    check("notes/lpt1", "reserved-name");
+    check("notes:b.md", "colon");
+    check("x.md:stream", "colon");
+    // One letter and a colon is a drive, whatever follows.
+    check("a:b.md", "drive-letter");
+    check(".git/config", "hidden-segment");
+    check(".sync-state.json", "hidden-segment");
+    check("notes./a.md", "trailing-dot-or-space");
+    check(&format!("{}b.md", "a/".repeat(600)), "key-too-long");
     assert_eq!(h.repo(&t, "o/r").status, 404, "nothing was written");
 }
 
