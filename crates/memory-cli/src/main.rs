@@ -147,34 +147,44 @@ fn usage_error(err: &clap::Error) -> ExitCode {
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
+    let rendered = err.render().to_string();
+    let usage = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .unwrap_or("memdir [OPTIONS] <COMMAND>");
+    let command = command_of(usage);
     if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        let _ = err.print();
+        // clap would print the whole help on stderr; one line says what is
+        // missing and where the help is.
+        let needed = if command.contains(' ') {
+            "a subcommand"
+        } else {
+            "a command"
+        };
+        eprintln!("memdir: {needed} is required; usage: {usage} (see '{command} --help')");
         return ExitCode::from(2);
     }
     // clap's message is a paragraph, a usage line and a hint; fold the
     // paragraph into one line and point at the help of the command used.
-    let rendered = err.render().to_string();
     let paragraph: Vec<&str> = rendered
         .lines()
         .take_while(|l| !l.trim().is_empty())
         .collect();
     let message = one_line(&paragraph.join(" "));
     let message = message.strip_prefix("error: ").unwrap_or(&message);
-    let command = rendered
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Usage: "))
-        .map_or_else(
-            || "memdir".to_owned(),
-            |usage| {
-                let words: Vec<&str> = usage
-                    .split(' ')
-                    .take_while(|w| !w.starts_with(['<', '[', '-']))
-                    .collect();
-                words.join(" ")
-            },
-        );
     eprintln!("memdir: {message} (see '{command} --help')");
     ExitCode::from(2)
+}
+
+/// The command a usage line is about: its words before the first
+/// placeholder or option (`memdir index` of `memdir index [OPTIONS]
+/// <COMMAND>`).
+fn command_of(usage: &str) -> String {
+    let words: Vec<&str> = usage
+        .split(' ')
+        .take_while(|w| !w.starts_with(['<', '[', '-']))
+        .collect();
+    words.join(" ")
 }
 
 /// Folds a message onto one line: every run of whitespace, line breaks
