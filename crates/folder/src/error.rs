@@ -16,7 +16,7 @@ pub enum FolderError {
         path: PathBuf,
     },
     /// The memory folder could not be opened or created.
-    #[error("cannot open the memory folder {}: {source}", path.display())]
+    #[error("cannot open the memory folder {}", path.display())]
     Open {
         /// The path given.
         path: PathBuf,
@@ -76,7 +76,7 @@ pub enum FolderError {
     #[error(transparent)]
     Index(#[from] memdir_entrypoint::EntrypointError),
     /// An I/O step failed.
-    #[error("cannot {step} {}: {source}", path.display())]
+    #[error("cannot {step} {}", path.display())]
     Io {
         /// The file or folder concerned.
         path: PathBuf,

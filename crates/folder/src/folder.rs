@@ -28,18 +28,10 @@ pub struct MemoryFolder {
 impl MemoryFolder {
     /// Opens an existing folder.
     pub fn open(path: &Path) -> Result<Self, FolderError> {
-        match std::fs::metadata(path) {
-            Ok(meta) if !meta.is_dir() => {
-                return Err(FolderError::NotAFolder {
-                    path: path.to_owned(),
-                });
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(FolderError::NotAFolder {
-                    path: path.to_owned(),
-                });
-            }
-            _ => {}
+        if !is_folder_or_unknown(path) {
+            return Err(FolderError::NotAFolder {
+                path: path.to_owned(),
+            });
         }
         let dir = Dir::open_ambient_dir(path, ambient_authority()).map_err(|source| {
             FolderError::Open {
@@ -57,7 +49,7 @@ impl MemoryFolder {
     pub fn create(path: &Path) -> Result<Self, FolderError> {
         if let Err(source) = std::fs::create_dir_all(path) {
             // A file where the folder belongs is the clearer error.
-            if std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) {
+            if !is_folder_or_unknown(path) {
                 return Err(FolderError::NotAFolder {
                     path: path.to_owned(),
                 });
@@ -224,6 +216,20 @@ impl MemoryFolder {
                 source: io::Error::new(error.kind(), error.to_string()),
             },
         }
+    }
+}
+
+/// False when `path` is known not to be a folder: missing, a file, or
+/// below a file. Other errors (permissions) are left to the open to report.
+fn is_folder_or_unknown(path: &Path) -> bool {
+    // `a/` of a file `a` fails with "not a folder"; judge `a` itself.
+    let plain: PathBuf = path.components().collect();
+    match std::fs::metadata(&plain) {
+        Ok(meta) => meta.is_dir(),
+        Err(e) => !matches!(
+            e.kind(),
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+        ),
     }
 }
 

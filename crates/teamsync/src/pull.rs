@@ -1,21 +1,36 @@
-//! Pull (R8.2): the server wins per key; local edits are kept aside.
+//! Pull (R8.2): each key judged three ways against the last sync; local
+//! edits nobody else touched are kept, local edits that meet a newer server
+//! edit are kept aside in `.conflicts/`.
 
-use std::path::{Path, PathBuf};
+use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, FolderLock};
+use memdir_paths::validate_team_mem_key_text;
 
-use memdir_paths::{normalize_team_mem_key, validate_team_mem_key};
-
-use crate::client::Client;
+use crate::client::{Client, MAX_FILE_SIZE_BYTES};
 use crate::http::{Failure, Transport};
 use crate::result::{SkippedKey, SyncResult};
-use crate::state::{CONFLICTS_DIR, SyncState, sha256};
+use crate::state::{CONFLICTS_DIR, SyncState, open_or_create, sha256};
+
+/// The most of a local file a pull reads to compare it: well above what a
+/// push may send, so that an over-long local edit is still kept aside
+/// rather than lost.
+pub(crate) const MAX_LOCAL_BYTES: u64 = 4 * MAX_FILE_SIZE_BYTES as u64;
 
 /// Pulls every entry of the client's repository into its team folder.
 ///
-/// Every key is checked with [`validate_team_mem_key`] before anything is
-/// written; a key that fails (or names a hidden file) is skipped and
-/// reported. A local file that differs from the server and was modified
-/// since the last sync is first copied to `.conflicts/<key>.<timestamp>`.
-/// Each file is written atomically. Deleted local files come back (R8.4).
+/// Every key must pass [`validate_team_mem_key_text`] (R4.10); a key that
+/// fails is skipped and reported, never written. Each key is then judged
+/// against the checksum recorded at the last sync (the base):
+///
+/// | server | local | pull |
+/// |---|---|---|
+/// | changed | unchanged | writes the server's entry |
+/// | unchanged | changed | keeps the local file (a push sends it) |
+/// | changed | changed, differently | copies the local file to `.conflicts/<key>.<time>`, then writes the server's entry |
+/// | — | missing | writes the server's entry (deletions do not propagate, R8.4) |
+///
+/// A key never synced before counts as changed on both sides. Every write
+/// goes through the team folder's lock and stays inside the folder, even
+/// if a folder in it is swapped for a symbolic link while the pull runs.
 #[must_use]
 pub fn pull(client: &Client) -> SyncResult {
     let (token, repo) = match crate::credentials(client) {
@@ -41,7 +56,6 @@ pub fn pull(client: &Client) -> SyncResult {
         }
         _ => return failed(Failure::status(&reply)),
     };
-    let team = client.team_dir.as_path();
     let mut result = SyncResult {
         success: true,
         checksum: data.checksum.clone(),
@@ -49,14 +63,10 @@ pub fn pull(client: &Client) -> SyncResult {
     };
 
     // Validate every key before writing anything.
-    let mut accepted: Vec<(String, PathBuf, &str)> = Vec::new();
+    let mut accepted: Vec<(String, &str)> = Vec::new();
     for (key, text) in &data.content.entries {
-        match validate_team_mem_key(key, team) {
-            Ok(_) if is_hidden(key) => result.skipped.push(SkippedKey {
-                key: key.clone(),
-                reason: "hidden file names are reserved".to_owned(),
-            }),
-            Ok(path) => accepted.push((normalize_team_mem_key(key), path, text)),
+        match validate_team_mem_key_text(key) {
+            Ok(nfc) => accepted.push((nfc, text)),
             Err(e) => result.skipped.push(SkippedKey {
                 key: key.clone(),
                 reason: e.reason.to_string(),
@@ -64,28 +74,48 @@ pub fn pull(client: &Client) -> SyncResult {
         }
     }
 
-    let mut state = SyncState::load(team, repo);
-    for (key, path, text) in accepted {
+    let team = match open_or_create(&client.team_dir) {
+        Ok(t) => t,
+        Err(message) => return SyncResult::failed(None, message),
+    };
+    let lock = match team.lock(DEFAULT_LOCK_TIMEOUT) {
+        Ok(l) => l,
+        Err(e) => return SyncResult::failed(None, e.to_string()),
+    };
+    let mut state = SyncState::load(Some(&team), repo);
+    let mut failures = Vec::new();
+    for (key, text) in accepted {
         let server_sum = sha256(text.as_bytes());
-        match write_entry(team, &key, &path, text, &server_sum, &state) {
-            Ok(outcome) => {
-                if outcome.written {
-                    result.files_pulled += 1;
-                    result.pulled.push(key.clone());
-                }
-                result.conflict_copies.extend(outcome.conflict_copy);
+        let base = state.entries.get(&key).cloned();
+        match merge_entry(&lock, &key, text, &server_sum, base.as_deref()) {
+            Ok(Merged::Same) => {
                 state.entries.insert(key, server_sum);
             }
-            Err(message) => {
-                result.success = false;
-                result.error = Some(message);
+            Ok(Merged::Written { conflict_copy }) => {
+                result.files_pulled += 1;
+                result.pulled.push(key.clone());
+                result.conflict_copies.extend(conflict_copy);
+                state.entries.insert(key, server_sum);
+            }
+            // The base stays: the next push sends the local edit.
+            Ok(Merged::KeptLocal) => result.kept_local.push(key),
+            Err(reason) => {
+                failures.push(format!("{key}: {reason}"));
+                result.skipped.push(SkippedKey { key, reason });
             }
         }
     }
     state.checksum.clone_from(&data.checksum);
-    if let Err(message) = state.save(team) {
+    if let Err(message) = state.save(&lock) {
+        failures.push(message);
+    }
+    if !failures.is_empty() {
         result.success = false;
-        result.error = Some(message);
+        result.error = Some(match failures.as_slice() {
+            [one] => one.clone(),
+            [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
+            [] => unreachable!("failures is not empty"),
+        });
     }
     result
 }
@@ -94,70 +124,64 @@ fn failed(f: Failure) -> SyncResult {
     SyncResult::failed(f.error_type, f.message)
 }
 
-/// Whether any segment of a key names a hidden file (`.sync-state.json`,
-/// `.conflicts/…`): those names belong to the client.
-pub(crate) fn is_hidden(key: &str) -> bool {
-    key.split('/').any(|s| s.starts_with('.'))
+/// What a pull did with one key.
+enum Merged {
+    /// The local file already holds the server's entry.
+    Same,
+    /// The server's entry was written; a local edit it replaced was copied.
+    Written { conflict_copy: Option<String> },
+    /// The local file is an edit of the base the server still holds.
+    KeptLocal,
 }
 
-struct Written {
-    written: bool,
-    conflict_copy: Option<String>,
-}
-
-fn write_entry(
-    team: &Path,
+fn merge_entry(
+    lock: &FolderLock<'_>,
     key: &str,
-    path: &Path,
     text: &str,
     server_sum: &str,
-    state: &SyncState,
-) -> Result<Written, String> {
+    base: Option<&str>,
+) -> Result<Merged, String> {
+    let local = lock
+        .folder()
+        .read(key, MAX_LOCAL_BYTES)
+        .map_err(|e| e.to_string())?;
     let mut conflict_copy = None;
-    match std::fs::read(path) {
-        Ok(local) => {
-            let local_sum = sha256(&local);
-            if local_sum == server_sum {
-                return Ok(Written {
-                    written: false,
-                    conflict_copy: None,
-                });
-            }
-            // A local edit since the last sync (or a file never synced) would
-            // be lost: keep a copy.
-            if state.entries.get(key) != Some(&local_sum) {
-                conflict_copy = Some(save_conflict_copy(team, key, &local)?);
-            }
+    if let Some(local) = local {
+        let local_sum = sha256(&local);
+        if local_sum == server_sum {
+            return Ok(Merged::Same);
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        let server_changed = base != Some(server_sum);
+        let local_changed = base != Some(local_sum.as_str());
+        if !server_changed {
+            return Ok(Merged::KeptLocal);
+        }
+        if local_changed {
+            conflict_copy = Some(save_conflict_copy(lock, key, &local)?);
+        }
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    memdir_memtypes::atomic_write(path, text.as_bytes()).map_err(|e| e.to_string())?;
-    Ok(Written {
-        written: true,
-        conflict_copy,
-    })
+    lock.write(key, text.as_bytes())
+        .map_err(|e| e.to_string())?;
+    Ok(Merged::Written { conflict_copy })
 }
 
-fn save_conflict_copy(team: &Path, key: &str, local: &[u8]) -> Result<String, String> {
+/// Copies a local edit to `.conflicts/<key>.<time>` (created exclusively,
+/// so two copies in one millisecond get two names).
+fn save_conflict_copy(lock: &FolderLock<'_>, key: &str, local: &[u8]) -> Result<String, String> {
     let stamp = jiff::Timestamp::now()
         .strftime("%Y%m%dT%H%M%S%.3fZ")
         .to_string();
-    let mut rel = format!("{CONFLICTS_DIR}/{key}.{stamp}");
-    let mut n = 1;
-    while team.join(&rel).exists() {
-        rel = format!("{CONFLICTS_DIR}/{key}.{stamp}-{n}");
-        n += 1;
+    let mut n = 0;
+    loop {
+        let rel = if n == 0 {
+            format!("{CONFLICTS_DIR}/{key}.{stamp}")
+        } else {
+            format!("{CONFLICTS_DIR}/{key}.{stamp}-{n}")
+        };
+        match lock.create_new(&rel, local) {
+            Ok(()) => return Ok(rel),
+            Err(FolderError::AlreadyExists { .. }) if n < 100 => n += 1,
+            Err(e) => return Err(format!("cannot keep the local edit aside: {e}")),
+        }
     }
-    let path = team.join(&rel);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    memdir_memtypes::atomic_write(&path, local).map_err(|e| e.to_string())?;
-    Ok(rel)
 }

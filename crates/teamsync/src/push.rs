@@ -3,12 +3,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use memdir_paths::normalize_team_mem_key;
+use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
+use memdir_paths::{normalize_team_mem_key, validate_team_mem_key_text};
 
 use crate::client::{Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES};
 use crate::http::{Failure, RepoData, Transport};
 use crate::result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
-use crate::state::{SyncState, sha256};
+use crate::state::{SyncState, open_or_create, sha256};
 
 /// A local file ready to send.
 pub(crate) struct Local {
@@ -32,14 +33,17 @@ pub fn push(client: &Client) -> SyncResult {
         Ok(v) => v,
         Err(r) => return *r,
     };
-    let team = client.team_dir.as_path();
+    let team = match open_or_create(&client.team_dir) {
+        Ok(t) => t,
+        Err(message) => return SyncResult::failed(None, message),
+    };
     let mut result = SyncResult::default();
-    let local = match collect(team, &mut result) {
+    let local = match collect(Some(&team), &mut result) {
         Ok(l) => l,
         Err(message) => return SyncResult::failed(None, message),
     };
     let transport = Transport::new(client, token, repo);
-    let mut state = SyncState::load(team, repo);
+    let mut state = SyncState::load(Some(&team), repo);
 
     let reply = match transport.get(true) {
         Ok(r) => r,
@@ -54,22 +58,19 @@ pub fn push(client: &Client) -> SyncResult {
         _ => return failed(Failure::status(&reply), result),
     };
 
+    // The keys whose base this push moves, for the state saved at the end.
+    let mut touched: BTreeMap<String, String> = BTreeMap::new();
+    let mut diverged: Vec<String> = Vec::new();
     let mut conflicts = 0;
     'attempt: loop {
         // Send what differs from the server, except a file unchanged since
         // the last sync: there the server holds someone's newer edit, which
         // a pull will bring, and sending the old copy would lose it.
-        let delta: BTreeMap<&str, &Local> = local
-            .iter()
-            .filter(|(k, l)| {
-                server.content.entry_checksums.get(*k) != Some(&l.sum)
-                    && state.entries.get(*k) != Some(&l.sum)
-            })
-            .map(|(k, l)| (k.as_str(), l))
-            .collect();
+        let delta = delta(&local, &server, &state, &mut diverged);
         for (key, l) in &local {
             if server.content.entry_checksums.get(key) == Some(&l.sum) {
                 state.entries.insert(key.clone(), l.sum.clone());
+                touched.insert(key.clone(), l.sum.clone());
             }
         }
         for body in pack(&delta, &mut result) {
@@ -86,9 +87,9 @@ pub fn push(client: &Client) -> SyncResult {
                     result.files_uploaded += body.keys.len();
                     result.uploaded.extend(body.keys.iter().cloned());
                     for key in &body.keys {
-                        state
-                            .entries
-                            .insert(key.clone(), delta[key.as_str()].sum.clone());
+                        let sum = delta[key.as_str()].sum.clone();
+                        state.entries.insert(key.clone(), sum.clone());
+                        touched.insert(key.clone(), sum);
                     }
                     server = data;
                 }
@@ -115,14 +116,90 @@ pub fn push(client: &Client) -> SyncResult {
         }
         break;
     }
+    for key in diverged {
+        result.skipped.push(SkippedKey {
+            key,
+            reason: DIVERGED.to_owned(),
+        });
+    }
     result.success = true;
     result.checksum.clone_from(&server.checksum);
-    state.checksum.clone_from(&server.checksum);
-    if let Err(message) = state.save(team) {
+    if let Err(message) = save_state(&team, repo, touched, server.checksum.clone()) {
         result.success = false;
         result.error = Some(message);
     }
     result
+}
+
+/// The files to send, by the three-way rule; `diverged` gets those held
+/// back because both sides changed.
+fn delta<'a>(
+    local: &'a BTreeMap<String, Local>,
+    server: &RepoData,
+    state: &SyncState,
+    diverged: &mut Vec<String>,
+) -> BTreeMap<&'a str, &'a Local> {
+    let mut delta = BTreeMap::new();
+    diverged.clear();
+    for (key, l) in local {
+        let server_sum = server.content.entry_checksums.get(key);
+        match judge(&l.sum, server_sum, state.entries.get(key)) {
+            Judgement::Send => {
+                delta.insert(key.as_str(), l);
+            }
+            Judgement::Diverged => diverged.push(key.clone()),
+            Judgement::Keep => {}
+        }
+    }
+    delta
+}
+
+/// Records the bases this push moved. The state is read again under the
+/// lock and only this push's keys are changed in it, so that a pull that
+/// ran meanwhile keeps its own.
+fn save_state(
+    team: &MemoryFolder,
+    repo: &str,
+    touched: BTreeMap<String, String>,
+    checksum: Option<String>,
+) -> Result<(), String> {
+    let lock = team.lock(DEFAULT_LOCK_TIMEOUT).map_err(|e| e.to_string())?;
+    let mut saved = SyncState::load(Some(team), repo);
+    saved.entries.extend(touched);
+    saved.checksum = checksum;
+    saved.save(&lock)
+}
+
+/// Why a push holds back a file edited here while the server's copy
+/// changed too.
+pub(crate) const DIVERGED: &str =
+    "changed on the server too since the last sync; pull first (it keeps this edit in .conflicts/)";
+
+/// What a push does with one local file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Judgement {
+    /// Send it: changed here, and the server still holds the base (or has
+    /// no such key).
+    Send,
+    /// Leave it: the server holds the same, or the local file is the base
+    /// and the server's newer edit is for a pull to bring.
+    Keep,
+    /// Hold it back: both sides changed since the last sync, and sending
+    /// would overwrite someone's edit unseen. A pull resolves it.
+    Diverged,
+}
+
+/// The three-way rule of a push (R8.2, R8.3): `local` against the server's
+/// checksum and the base recorded at the last sync.
+pub(crate) fn judge(local: &str, server: Option<&String>, base: Option<&String>) -> Judgement {
+    let local_changed = base.map(String::as_str) != Some(local);
+    if server.map(String::as_str) == Some(local) || !local_changed {
+        Judgement::Keep
+    } else if server.is_none() || server == base {
+        Judgement::Send
+    } else {
+        Judgement::Diverged
+    }
 }
 
 fn failed(f: Failure, mut partial: SyncResult) -> SyncResult {
@@ -132,31 +209,48 @@ fn failed(f: Failure, mut partial: SyncResult) -> SyncResult {
     partial
 }
 
-/// Reads, checks and scans every local memory file.
+/// Reads, checks and scans every local memory file. A file whose name
+/// holds a secret is not sent either, and is reported by a redacted name.
 pub(crate) fn collect(
-    team: &Path,
+    team: Option<&MemoryFolder>,
     result: &mut SyncResult,
 ) -> Result<BTreeMap<String, Local>, String> {
+    let Some(team) = team else {
+        return Ok(BTreeMap::new());
+    };
     let mut files = Vec::new();
-    if team.is_dir() {
-        list_md(team, "", &mut files, result)?;
-    }
+    list_md(team.path(), "", &mut files, result)?;
     let mut local = BTreeMap::new();
-    for (key, path) in files {
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-        };
-        if bytes.len() > MAX_FILE_SIZE_BYTES {
-            result.skipped.push(SkippedKey {
-                key,
-                reason: format!(
-                    "{} bytes, over the {MAX_FILE_SIZE_BYTES}-byte limit",
-                    bytes.len()
-                ),
+    for (key, rel) in files {
+        let name_findings = memdir_secrets::scan_for_secrets(&key);
+        if !name_findings.is_empty() {
+            result.skipped_secrets.push(SkippedSecret {
+                file: memdir_secrets::redact_secrets(&key),
+                rule_ids: rule_ids(&name_findings),
+                // A finding in the name is on no line of the file.
+                lines: Vec::new(),
             });
             continue;
         }
+        let bytes = match team.read(&rel, MAX_FILE_SIZE_BYTES as u64) {
+            Ok(Some(b)) => b,
+            // Gone since the listing: nothing to send.
+            Ok(None) => continue,
+            Err(FolderError::Read(memdir_memtypes::ReadError::TooLarge { .. })) => {
+                result.skipped.push(SkippedKey {
+                    key,
+                    reason: format!("over the {MAX_FILE_SIZE_BYTES}-byte limit"),
+                });
+                continue;
+            }
+            Err(e) => {
+                result.skipped.push(SkippedKey {
+                    key,
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
         let Ok(text) = String::from_utf8(bytes) else {
             result.skipped.push(SkippedKey {
                 key,
@@ -166,15 +260,12 @@ pub(crate) fn collect(
         };
         let findings = memdir_secrets::scan_for_secrets(&text);
         if !findings.is_empty() {
-            let mut rule_ids: Vec<String> = findings.iter().map(|f| f.rule_id.clone()).collect();
-            rule_ids.sort();
-            rule_ids.dedup();
             let mut lines: Vec<usize> = findings.iter().map(|f| f.line).collect();
             lines.sort_unstable();
             lines.dedup();
             result.skipped_secrets.push(SkippedSecret {
                 file: key,
-                rule_ids,
+                rule_ids: rule_ids(&findings),
                 lines,
             });
             continue;
@@ -185,12 +276,19 @@ pub(crate) fn collect(
     Ok(local)
 }
 
-/// `*.md` files under `dir`, hidden entries and symbolic links left out,
-/// with their NFC keys.
+fn rule_ids(findings: &[memdir_secrets::SecretMatch]) -> Vec<String> {
+    let mut ids: Vec<String> = findings.iter().map(|f| f.rule_id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// `*.md` files under `dir`, hidden entries and symbolic links left out:
+/// their keys (NFC) and their names on disk relative to the team folder.
 fn list_md(
     dir: &Path,
     prefix: &str,
-    out: &mut Vec<(String, std::path::PathBuf)>,
+    out: &mut Vec<(String, String)>,
     result: &mut SyncResult,
 ) -> Result<(), String> {
     let entries =
@@ -211,15 +309,23 @@ fn list_md(
         let file_type = entry
             .file_type()
             .map_err(|e| format!("cannot inspect {}: {e}", entry.path().display()))?;
-        let key = normalize_team_mem_key(&format!("{prefix}{name}"));
+        let rel = format!("{prefix}{name}");
         if file_type.is_dir() {
-            list_md(&entry.path(), &format!("{key}/"), out, result)?;
+            list_md(&entry.path(), &format!("{rel}/"), out, result)?;
         } else if file_type.is_file()
             && Path::new(name)
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("md"))
         {
-            out.push((key, entry.path()));
+            // A name the server would refuse, or another member's machine
+            // could not hold, is reported here rather than failing a PUT.
+            match validate_team_mem_key_text(&rel) {
+                Ok(key) => out.push((key, rel)),
+                Err(e) => result.skipped.push(SkippedKey {
+                    key: normalize_team_mem_key(&rel),
+                    reason: e.reason.to_string(),
+                }),
+            }
         }
     }
     Ok(())

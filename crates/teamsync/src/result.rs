@@ -87,6 +87,10 @@ pub struct SyncResult {
     /// overwrote them, relative to the team folder.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflict_copies: Vec<String>,
+    /// Pull: keys whose local edit was kept because the server still holds
+    /// the version it was edited from; the next push sends them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_local: Vec<String>,
 }
 
 #[allow(

@@ -2,7 +2,9 @@
 //! that a pull can tell a local edit from a stale copy.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use memdir_folder::{FolderLock, MemoryFolder};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -28,16 +30,15 @@ pub(crate) struct SyncState {
     pub(crate) entries: BTreeMap<String, String>,
 }
 
-impl SyncState {
-    fn path(team_dir: &Path) -> PathBuf {
-        team_dir.join(STATE_FILE)
-    }
+/// The most a state file may hold: a checksum per key for a repository of
+/// tens of thousands of entries.
+const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
 
+impl SyncState {
     /// The state for `repo`; empty when there is none, it is unreadable,
     /// or it belongs to another repository.
-    pub(crate) fn load(team_dir: &Path, repo: &str) -> Self {
-        std::fs::read(Self::path(team_dir))
-            .ok()
+    pub(crate) fn load(team: Option<&MemoryFolder>, repo: &str) -> Self {
+        team.and_then(|t| t.read(STATE_FILE, MAX_STATE_BYTES).ok().flatten())
             .and_then(|b| serde_json::from_slice::<Self>(&b).ok())
             .filter(|s| s.repo == repo)
             .unwrap_or_else(|| Self {
@@ -46,14 +47,26 @@ impl SyncState {
             })
     }
 
-    /// Writes the state atomically.
-    pub(crate) fn save(&self, team_dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(team_dir)
-            .map_err(|e| format!("cannot create {}: {e}", team_dir.display()))?;
+    /// Writes the state atomically, under the team folder's lock.
+    pub(crate) fn save(&self, lock: &FolderLock<'_>) -> Result<(), String> {
         let text = serde_json::to_vec_pretty(self).expect("the state always serialises");
-        memdir_memtypes::atomic_write(&Self::path(team_dir), &text)
+        lock.write(STATE_FILE, &text)
             .map_err(|e| format!("cannot write the sync state: {e}"))
     }
+}
+
+/// Opens the team folder when it exists (`None` when it does not).
+pub(crate) fn open_existing(team: &Path) -> Result<Option<MemoryFolder>, String> {
+    match MemoryFolder::open(team) {
+        Ok(f) => Ok(Some(f)),
+        Err(memdir_folder::FolderError::NotAFolder { .. }) if !team.exists() => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Opens the team folder, creating it when missing.
+pub(crate) fn open_or_create(team: &Path) -> Result<MemoryFolder, String> {
+    MemoryFolder::create(team).map_err(|e| e.to_string())
 }
 
 /// `sha256:<hex>` of bytes, as the server computes entry checksums.

@@ -3,14 +3,14 @@
 
 use std::collections::BTreeSet;
 
-use memdir_paths::{normalize_team_mem_key, validate_team_mem_key};
+use memdir_paths::validate_team_mem_key_text;
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::http::{Failure, RepoData, Transport};
-use crate::pull::is_hidden;
+use crate::push::{DIVERGED, Judgement, judge};
 use crate::result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
-use crate::state::{SyncState, sha256};
+use crate::state::{SyncState, open_existing, sha256};
 
 /// The outcome of [`status`]: the pending work in both directions. Empty
 /// and absent fields are left out of the JSON (camelCase).
@@ -36,12 +36,12 @@ pub struct SyncStatus {
     /// would not write (invalid or hidden).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<SkippedKey>,
-    /// Keys a pull would write: the server's checksum differs from the
-    /// local file, or the local file is missing.
+    /// Keys a pull would write: the local file is missing, or the server
+    /// changed the entry since the last sync and the local file differs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub to_pull: Vec<String>,
-    /// The keys of `to_pull` whose local file changed since the last sync,
-    /// so that a pull would first save a copy under `.conflicts/`.
+    /// The keys of `to_pull` whose local file changed since the last sync
+    /// too, so that a pull would first save a copy under `.conflicts/`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<String>,
     /// Why a watcher on this folder holds pushes back after a permanent
@@ -87,8 +87,12 @@ pub fn status(client: &Client) -> SyncStatus {
         Err(r) => return SyncStatus::failed(r.error_type, r.error.unwrap_or_default()),
     };
     let team = client.team_dir.as_path();
+    let folder = match open_existing(team) {
+        Ok(f) => f,
+        Err(message) => return SyncStatus::failed(None, message),
+    };
     let mut scan = SyncResult::default();
-    let local = match crate::push::collect(team, &mut scan) {
+    let local = match crate::push::collect(folder.as_ref(), &mut scan) {
         Ok(l) => l,
         Err(message) => return SyncStatus::failed(None, message),
     };
@@ -113,25 +117,24 @@ pub fn status(client: &Client) -> SyncStatus {
         suppressed: crate::watch::suppression(team),
         ..SyncStatus::default()
     };
-    let state = SyncState::load(team, repo);
+    let state = SyncState::load(folder.as_ref(), repo);
     // As push decides: changed from the server, and not merely out of date
     // (unchanged since the last sync while someone else's edit is newer).
-    out.to_push = local
-        .iter()
-        .filter(|(k, l)| sums.get(*k) != Some(&l.sum) && state.entries.get(*k) != Some(&l.sum))
-        .map(|(k, _)| k.clone())
-        .collect();
+    for (key, l) in &local {
+        match judge(&l.sum, sums.get(key), state.entries.get(key)) {
+            Judgement::Send => out.to_push.push(key.clone()),
+            Judgement::Diverged => out.skipped.push(SkippedKey {
+                key: key.clone(),
+                reason: DIVERGED.to_owned(),
+            }),
+            Judgement::Keep => {}
+        }
+    }
+    // As pull decides: the three-way rule against the last sync's base.
     let mut to_pull = BTreeSet::new();
     for (key, server_sum) in sums {
-        let path = match validate_team_mem_key(key, team) {
-            Ok(_) if is_hidden(key) => {
-                out.skipped.push(SkippedKey {
-                    key: key.clone(),
-                    reason: "hidden file names are reserved".to_owned(),
-                });
-                continue;
-            }
-            Ok(path) => path,
+        let key = match validate_team_mem_key_text(key) {
+            Ok(nfc) => nfc,
             Err(e) => {
                 out.skipped.push(SkippedKey {
                     key: key.clone(),
@@ -140,20 +143,20 @@ pub fn status(client: &Client) -> SyncStatus {
                 continue;
             }
         };
-        let key = normalize_team_mem_key(key);
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let local_sum = sha256(&bytes);
-                if &local_sum != server_sum {
-                    if state.entries.get(&key) != Some(&local_sum) {
-                        out.conflicts.push(key.clone());
-                    }
-                    to_pull.insert(key);
-                }
+        let local = folder
+            .as_ref()
+            .and_then(|f| f.read(&key, crate::pull::MAX_LOCAL_BYTES).ok().flatten());
+        let Some(bytes) = local else {
+            to_pull.insert(key);
+            continue;
+        };
+        let local_sum = sha256(&bytes);
+        let base = state.entries.get(&key);
+        if &local_sum != server_sum && base != Some(server_sum) {
+            if base != Some(&local_sum) {
+                out.conflicts.push(key.clone());
             }
-            Err(_) => {
-                to_pull.insert(key);
-            }
+            to_pull.insert(key);
         }
     }
     out.to_pull = to_pull.into_iter().collect();

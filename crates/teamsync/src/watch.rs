@@ -202,23 +202,27 @@ impl Drop for Watcher {
 /// pushes back; absent when it does not.
 pub const SUPPRESSED_FILE: &str = ".sync-suppressed";
 
-/// Writes or removes [`SUPPRESSED_FILE`]. Failing to record it only
-/// makes `status` less informative, so errors are ignored.
+/// Writes or removes [`SUPPRESSED_FILE`], under the team folder's lock.
+/// Failing to record it only makes `status` less informative, so errors
+/// are ignored.
 fn record_suppression(team: &std::path::Path, reason: Option<&str>) {
-    let path = team.join(SUPPRESSED_FILE);
-    match reason {
-        Some(reason) => {
-            let _ = memdir_memtypes::atomic_write(&path, reason.as_bytes());
-        }
-        None => {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
+    let Ok(folder) = memdir_folder::MemoryFolder::create(team) else {
+        return;
+    };
+    let Ok(lock) = folder.lock(memdir_folder::DEFAULT_LOCK_TIMEOUT) else {
+        return;
+    };
+    let _ = match reason {
+        Some(reason) => lock.write(SUPPRESSED_FILE, reason.as_bytes()),
+        None => lock.remove_file(SUPPRESSED_FILE).map(|_| ()),
+    };
 }
 
 /// Why a watcher on `team` holds pushes back, if one does.
 pub(crate) fn suppression(team: &std::path::Path) -> Option<String> {
-    std::fs::read_to_string(team.join(SUPPRESSED_FILE)).ok()
+    let folder = memdir_folder::MemoryFolder::open(team).ok()?;
+    let bytes = folder.read(SUPPRESSED_FILE, 4096).ok()??;
+    String::from_utf8(bytes).ok()
 }
 
 struct Worker {

@@ -38,14 +38,18 @@ fn status_reports_both_directions_and_writes_nothing() {
     write(a.path(), "a.md", "one\n");
     write(a.path(), "b.md", "two\n");
     write(a.path(), "notes/d.md", "four\n");
+    write(a.path(), "e.md", "five\n");
     assert!(ca.push().success);
     assert!(cb.pull().success);
 
-    // The server moves on: a.md changes.
+    // The server moves on: a.md and e.md change.
     write(a.path(), "a.md", "one, v2\n");
+    write(a.path(), "e.md", "five, edited on a\n");
     assert!(ca.push().success);
-    // Local work on b: an edit, a new file, a secret, a big file, a deletion.
+    // Local work on b: an edit nobody else made, an edit that meets a's,
+    // a new file, a secret, a big file, a deletion.
     write(b.path(), "b.md", "two, edited here\n");
+    write(b.path(), "e.md", "five, edited on b\n");
     write(b.path(), "c.md", "three\n");
     write(
         b.path(),
@@ -62,15 +66,23 @@ fn status_reports_both_directions_and_writes_nothing() {
     assert_eq!(s.checksum.as_deref(), Some(h.checksum().as_str()));
     // A stale a.md (unchanged here since the last sync) is not pushed: the
     // server's newer edit is pulled instead.
+    // b.md was edited only here: pushed, never pulled over (R8.2). e.md
+    // was edited on both sides: a pull keeps b's copy aside and writes a's;
+    // a push holds it back rather than overwrite a's edit unseen.
     assert_eq!(s.to_push, ["b.md", "c.md"]);
-    assert_eq!(s.to_pull, ["a.md", "b.md", "notes/d.md"]);
-    assert_eq!(s.conflicts, ["b.md"]);
+    assert_eq!(s.to_pull, ["a.md", "e.md", "notes/d.md"]);
+    assert_eq!(s.conflicts, ["e.md"]);
     assert_eq!(s.skipped_secrets.len(), 1);
     assert_eq!(s.skipped_secrets[0].file, "secret.md");
     assert_eq!(s.skipped_secrets[0].rule_ids, ["github-pat"]);
     assert_eq!(s.skipped_secrets[0].lines, [2]);
-    assert_eq!(s.skipped.len(), 1);
-    assert_eq!(s.skipped[0].key, "big.md");
+    let skipped: Vec<&str> = s.skipped.iter().map(|k| k.key.as_str()).collect();
+    assert_eq!(skipped, ["big.md", "e.md"], "{:?}", s.skipped);
+    assert!(
+        s.skipped[1].reason.contains("pull first"),
+        "{:?}",
+        s.skipped
+    );
 
     let json = s.to_json();
     assert!(!json.contains(TOKEN), "{json}");
