@@ -1,24 +1,27 @@
 //! `memdir add`: write one memory and its index line.
 
 use std::io::{IsTerminal, Read};
-use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use memdir_entrypoint::{ENTRYPOINT_NAME, IndexEntry, decode_index, upsert_entry};
-use memdir_memtypes::{Header, MemoryType, atomic_write, render_memory};
-use memdir_paths::validate_team_mem_key;
+use memdir_entrypoint::{ENTRYPOINT_NAME, IndexEntry};
+use memdir_folder::{FolderError, MemoryFolder};
+use memdir_memtypes::{Header, MemoryType, render_memory};
+use memdir_paths::validate_team_mem_key_text;
 use serde::Serialize;
 
 use crate::Outcome;
-use crate::context::{GlobalArgs, Rejected};
+use crate::context::{GlobalArgs, Rejected, folder_error, lock_timeout};
 use crate::output::{print, print_json};
 
 #[derive(Debug, Args)]
 #[command(
     after_help = "The body comes from --body, or from stdin when it is not a terminal. \
-    The topic file <name>.md is written first, then its line in MEMORY.md, each atomically. \
-    A name that exists already (in any letter case) is refused: edit that memory instead.\n\n\
+    The topic file <name>.md is created first, then its line in MEMORY.md, each atomically, \
+    under the folder's lock (.memdir.lock; another writer is waited for up to 10 s, or \
+    MEMDIR_LOCK_TIMEOUT_MS). A name that exists already (in any letter case) is refused: \
+    edit that memory instead. Memories an interrupted write left without an index line get \
+    theirs too.\n\n\
     JSON: {path}\n\n\
     Example:\n  echo 'Use pnpm, never npm.' | memdir add --type feedback --name use-pnpm \\\n      \
     --description 'The repo uses pnpm; npm breaks the lockfile'"
@@ -46,6 +49,11 @@ pub(crate) struct AddArgs {
     team: bool,
 }
 
+/// The most a memory's text read from stdin may hold: ten times what team
+/// sync accepts for one file, so no real note is refused, and no endless
+/// stream is read.
+const MAX_BODY_BYTES: u64 = 2_500_000;
+
 #[derive(Serialize)]
 struct AddJson {
     path: String,
@@ -67,7 +75,13 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
     }
 
     let resolution = global.resolve()?;
-    let folder = if args.team {
+    if args.team && !resolution.team_enabled {
+        bail!(
+            "team memory is off ({}); turn it on with teamMemoryEnabled: true in settings or MEMDIR_TEAM=1",
+            resolution.team_enabled_by
+        );
+    }
+    let folder_path = if args.team {
         resolution.team_mem_path()
     } else {
         resolution.auto_mem_path.clone()
@@ -80,23 +94,16 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
         ))
         .into());
     }
-    let file_name = format!("{}.md", args.name);
     // The same rules as a key from a sync server: no separators, dot
-    // segments, encodings or look-alikes that could leave the folder.
-    let path = validate_team_mem_key(&file_name, &folder)
+    // segments, encodings, look-alikes or names another system cannot hold.
+    let file_name = validate_team_mem_key_text(&format!("{}.md", args.name))
         .map_err(|e| Rejected(format!("--name {:?}: {}", args.name, e.reason)))?;
-    if args.name.contains('/') || file_name == ENTRYPOINT_NAME {
+    if file_name.contains('/') || file_name == ENTRYPOINT_NAME {
         return Err(Rejected(format!(
             "--name {:?}: give a plain name, not a path or the index",
             args.name
         ))
         .into());
-    }
-    if let Some(existing) = existing_case_insensitive(&folder, &file_name)? {
-        bail!(
-            "a memory named {existing} already exists in {}; edit it instead of adding a near-duplicate",
-            folder.display()
-        );
     }
 
     let header = Header {
@@ -110,37 +117,31 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
     }
     let rendered = render_memory(&header, &text);
     if args.team {
-        // Team memories are shared: nothing holding a secret is written there.
-        let findings = memdir_secrets::scan_for_secrets(&rendered);
-        if !findings.is_empty() {
-            let found: Vec<String> = findings
-                .iter()
-                .map(|f| format!("{} on line {}", f.rule_id, f.line))
-                .collect();
-            return Err(Rejected(format!(
-                "refused: the memory holds {} ({}); team memories are shared, so take it out (the secret is not shown)",
-                if findings.len() == 1 { "a secret" } else { "secrets" },
-                found.join(", "),
-            ))
-            .into());
-        }
+        refuse_secrets(&rendered)?;
     }
-    std::fs::create_dir_all(&folder)
-        .with_context(|| format!("cannot create {}", folder.display()))?;
-    atomic_write(&path, rendered.as_bytes())?;
-
-    let index_path = folder.join(ENTRYPOINT_NAME);
-    let index = match std::fs::read(&index_path) {
-        Ok(bytes) => decode_index(&bytes).0.into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", index_path.display())),
-    };
     let entry = IndexEntry {
         title: args.title.clone().unwrap_or_else(|| args.name.clone()),
-        file: file_name,
+        file: file_name.clone(),
         hook: description,
     };
-    atomic_write(&index_path, upsert_entry(&index, &entry)?.as_bytes())?;
+    let folder = MemoryFolder::create(&folder_path).map_err(folder_error)?;
+    let lock = folder.lock(lock_timeout()).map_err(folder_error)?;
+    let added = match lock.add_memory(&file_name, rendered.as_bytes(), &entry) {
+        Ok(added) => added,
+        Err(FolderError::AlreadyExists { existing, folder }) => bail!(
+            "a memory named {existing} already exists in {}; edit it instead of adding a near-duplicate",
+            folder.display()
+        ),
+        Err(e) => return Err(folder_error(e)),
+    };
+    drop(lock);
+    for repaired in &added.repaired {
+        eprintln!(
+            "memdir: indexed {repaired}, which an interrupted write had left without an index line"
+        );
+    }
+    let path = folder.join(&file_name);
+    let index_path = folder.join(ENTRYPOINT_NAME);
 
     if global.json {
         print_json(&AddJson {
@@ -156,6 +157,24 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
     Ok(Outcome::Success)
 }
 
+/// Team memories are shared: nothing holding a secret is written there.
+fn refuse_secrets(rendered: &str) -> anyhow::Result<()> {
+    let findings = memdir_secrets::scan_for_secrets(rendered);
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let found: Vec<String> = findings
+        .iter()
+        .map(|f| format!("{} on line {}", f.rule_id, f.line))
+        .collect();
+    Err(Rejected(format!(
+        "refused: the memory holds {} ({}); team memories are shared, so take it out (the secret is not shown)",
+        if findings.len() == 1 { "a secret" } else { "secrets" },
+        found.join(", "),
+    ))
+    .into())
+}
+
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -165,29 +184,19 @@ fn read_body(body: Option<&str>) -> anyhow::Result<String> {
     if let Some(body) = body {
         return Ok(body.to_owned());
     }
-    let mut stdin = std::io::stdin();
+    let stdin = std::io::stdin();
     if stdin.is_terminal() {
         bail!("give the memory's text with --body, or pipe it on stdin");
     }
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     stdin
-        .read_to_string(&mut text)
-        .context("cannot read the memory's text from stdin (is it UTF-8?)")?;
-    Ok(text)
-}
-
-/// The name of a file in `folder` equal to `name` ignoring letter case, so
-/// that `Use-Pnpm.md` does not sit beside `use-pnpm.md` (on a
-/// case-insensitive disk they would be one file).
-fn existing_case_insensitive(folder: &Path, name: &str) -> anyhow::Result<Option<String>> {
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("cannot list {}", folder.display())),
-    };
-    let wanted = name.to_lowercase();
-    Ok(entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().into_string().ok())
-        .find(|n| n.to_lowercase() == wanted))
+        .take(MAX_BODY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("cannot read the memory's text from stdin")?;
+    if bytes.len() as u64 > MAX_BODY_BYTES {
+        bail!(
+            "the memory's text on stdin is over {MAX_BODY_BYTES} bytes; a memory is a short note, keep detail elsewhere"
+        );
+    }
+    String::from_utf8(bytes).context("the memory's text on stdin is not UTF-8")
 }

@@ -60,3 +60,25 @@ impl GlobalArgs {
         Ok(resolution)
     }
 }
+
+/// How long a command waits for another writer's folder lock: the
+/// library's default, or `MEMDIR_LOCK_TIMEOUT_MS`.
+pub(crate) fn lock_timeout() -> std::time::Duration {
+    std::env::var("MEMDIR_LOCK_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(
+            memdir_folder::DEFAULT_LOCK_TIMEOUT,
+            std::time::Duration::from_millis,
+        )
+}
+
+/// A folder error as the CLI reports it: a path that would leave the
+/// folder is a refusal for safety (exit 3), anything else a failure.
+pub(crate) fn folder_error(e: memdir_folder::FolderError) -> anyhow::Error {
+    if e.is_refusal() {
+        Rejected(e.to_string()).into()
+    } else {
+        e.into()
+    }
+}

@@ -1,4 +1,5 @@
-//! `memdir index check|show`: MEMORY.md as the model sees it, and its lint.
+//! `memdir index check|show|fix`: MEMORY.md as the model sees it, its lint,
+//! and its repair.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,17 +41,46 @@ pub(crate) enum IndexCommand {
         /// MEMORY.md].
         file: Option<PathBuf>,
     },
+    /// Repair a memory folder after interrupted writes: give every memory
+    /// file without an index line its line (title and hook from its
+    /// frontmatter) and remove memdir's leftover temporary files. Never
+    /// deletes or changes a memory file.
+    ///
+    /// Exits 0 when the index is clean afterwards, 1 when lint that a fix
+    /// cannot decide remains (a link to a missing file, a long line, …).
+    #[command(
+        after_help = "Runs under the folder's lock, like every memdir write.\n\n\
+        JSON: {added: [file], tempFilesRemoved, remaining: [{line, kind, message}]}\n\n\
+        Example:\n  memdir index fix            the project's auto memory folder\n  \
+        memdir index fix ~/.claude/projects/-home-me-app/memory/team/MEMORY.md"
+    )]
+    Fix {
+        /// The MEMORY.md of the folder to repair; it need not exist yet
+        /// [default: the project's auto memory MEMORY.md].
+        file: Option<PathBuf>,
+    },
 }
 
 pub(crate) fn run(cmd: &IndexCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let (IndexCommand::Check { file } | IndexCommand::Show { file }) = cmd;
-    let file = match file {
-        Some(file) => file.clone(),
-        None => default_index(global)?,
-    };
     match cmd {
-        IndexCommand::Check { .. } => check(&file, global.json),
-        IndexCommand::Show { .. } => show(&file, global.json),
+        IndexCommand::Check { file } => {
+            check(&given_or_default(file.as_ref(), global)?, global.json)
+        }
+        IndexCommand::Show { file } => show(&given_or_default(file.as_ref(), global)?, global.json),
+        IndexCommand::Fix { file } => {
+            let file = match file {
+                Some(file) => file.clone(),
+                None => global.resolve()?.entrypoint(),
+            };
+            crate::index_fix::run(&file, global.json)
+        }
+    }
+}
+
+fn given_or_default(file: Option<&PathBuf>, global: &GlobalArgs) -> anyhow::Result<PathBuf> {
+    match file {
+        Some(file) => Ok(file.clone()),
+        None => default_index(global),
     }
 }
 
@@ -108,10 +138,20 @@ struct DroppedJson<'a> {
 }
 
 #[derive(Serialize)]
-struct LintJson<'a> {
+pub(crate) struct LintJson<'a> {
     line: Option<usize>,
     kind: &'static str,
     message: &'a str,
+}
+
+impl<'a> From<&'a Lint> for LintJson<'a> {
+    fn from(l: &'a Lint) -> Self {
+        LintJson {
+            line: l.line,
+            kind: l.kind.as_str(),
+            message: &l.message,
+        }
+    }
 }
 
 fn check(path: &Path, json: bool) -> anyhow::Result<Outcome> {
@@ -142,14 +182,7 @@ fn check(path: &Path, json: bool) -> anyhow::Result<Outcome> {
                     target: &d.target,
                 })
                 .collect(),
-            lint: lints
-                .iter()
-                .map(|l| LintJson {
-                    line: l.line,
-                    kind: l.kind.as_str(),
-                    message: &l.message,
-                })
-                .collect(),
+            lint: lints.iter().map(LintJson::from).collect(),
         })?;
     } else {
         print(&check_report(path, &truncation, &lints))?;

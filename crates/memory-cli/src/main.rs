@@ -6,6 +6,7 @@
 mod add;
 mod context;
 mod index;
+mod index_fix;
 mod list;
 mod output;
 mod paths;

@@ -167,7 +167,7 @@ fn add_to_the_team_refuses_a_secret_and_writes_nothing() {
     let dir = tmp.path().join("memory");
     let out = memdir_in(
         tmp.path(),
-        &[],
+        &[("MEMDIR_TEAM", "1")],
         [
             "--memory-dir",
             dir.to_str().unwrap(),
