@@ -44,6 +44,12 @@ impl GlobalArgs {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().context("cannot read the working directory")?,
         };
+        if let Some(file) = &self.settings {
+            // A file the user named must be usable; a settings file found
+            // on its own may be broken and is only warned about.
+            memdir_memtypes::read_regular_file(file, memdir_paths::MAX_SETTINGS_BYTES)
+                .map_err(|e| anyhow::Error::new(e).context("--settings"))?;
+        }
         let resolver = PathResolver::new(Environment::from_process())
             .with_settings_file(self.settings.clone())
             .with_memory_dir(self.memory_dir.clone());

@@ -109,13 +109,13 @@ fn read_index(path: &Path) -> anyhow::Result<Vec<u8>> {
             path.display()
         );
     }
-    read_regular_file(path, MAX_INDEX_READ_BYTES).map_err(|e| read_error(&e))
+    read_regular_file(path, MAX_INDEX_READ_BYTES).map_err(read_error)
 }
 
-/// A bounded read's error as one message. Its text already names the path
-/// and the cause, so the cause is not repeated as a source.
-pub(crate) fn read_error(err: &ReadError) -> anyhow::Error {
-    anyhow::anyhow!("{err}")
+/// A bounded read's error for the CLI: its message names the path, its
+/// source (printed after it) the cause.
+pub(crate) fn read_error(err: ReadError) -> anyhow::Error {
+    err.into()
 }
 
 #[derive(Serialize)]

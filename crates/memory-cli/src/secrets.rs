@@ -79,7 +79,7 @@ fn scanner(config: Option<&Path>) -> anyhow::Result<Scanner> {
     let Some(path) = config else {
         return Ok(Scanner::builtin().clone());
     };
-    let bytes = read_regular_file(path, MAX_CONFIG_BYTES).map_err(|e| read_error(&e))?;
+    let bytes = read_regular_file(path, MAX_CONFIG_BYTES).map_err(read_error)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("cannot read {}: it is not UTF-8 text", path.display()))?;
     Scanner::from_toml(&text).with_context(|| format!("{}", path.display()))
@@ -131,7 +131,7 @@ fn file_error(err: ReadError) -> anyhow::Error {
             path.display(),
             limit_text()
         ),
-        other => read_error(&other),
+        other => read_error(other),
     }
 }
 

@@ -32,7 +32,7 @@ pub enum ReadError {
         limit: u64,
     },
     /// Opening or reading failed.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Io {
         /// The path given.
         path: PathBuf,
@@ -68,9 +68,18 @@ impl ReadError {
 /// # Ok(()) }
 /// ```
 pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let file = open_nonblocking(path).map_err(|source| ReadError::Io {
-        path: path.to_owned(),
-        source,
+    let file = open_nonblocking(path).map_err(|source| {
+        // A socket cannot be opened at all (ENXIO); say what it is.
+        match std::fs::metadata(path).ok().as_ref().and_then(not_a_file) {
+            Some(kind) => ReadError::NotAFile {
+                path: path.to_owned(),
+                kind,
+            },
+            None => ReadError::Io {
+                path: path.to_owned(),
+                source,
+            },
+        }
     })?;
     read_regular_from(file, path, limit)
 }
@@ -171,6 +180,25 @@ mod tests {
         let err = read_regular_file(&fifo, 100).unwrap_err();
         assert!(
             matches!(err, ReadError::NotAFile { kind: "a FIFO", .. }),
+            "{err}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_socket_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.md");
+        let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let err = read_regular_file(&path, 100).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ReadError::NotAFile {
+                    kind: "a socket",
+                    ..
+                }
+            ),
             "{err}"
         );
     }

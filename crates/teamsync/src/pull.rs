@@ -8,7 +8,7 @@ use memdir_paths::validate_team_mem_key_text;
 use crate::client::{Client, MAX_FILE_SIZE_BYTES};
 use crate::http::{Failure, Transport};
 use crate::result::{SkippedKey, SyncResult};
-use crate::state::{CONFLICTS_DIR, SyncState, open_or_create, sha256};
+use crate::state::{CONFLICTS_DIR, SyncState, describe, open_or_create, sha256};
 
 /// The most of a local file a pull reads to compare it: well above what a
 /// push may send, so that an over-long local edit is still kept aside
@@ -80,7 +80,7 @@ pub fn pull(client: &Client) -> SyncResult {
     };
     let lock = match team.lock(DEFAULT_LOCK_TIMEOUT) {
         Ok(l) => l,
-        Err(e) => return SyncResult::failed(None, e.to_string()),
+        Err(e) => return SyncResult::failed(None, describe(&e)),
     };
     let mut state = SyncState::load(Some(&team), repo);
     let mut failures = Vec::new();
@@ -144,7 +144,7 @@ fn merge_entry(
     let local = lock
         .folder()
         .read(key, MAX_LOCAL_BYTES)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| describe(&e))?;
     let mut conflict_copy = None;
     if let Some(local) = local {
         let local_sum = sha256(&local);
@@ -160,8 +160,7 @@ fn merge_entry(
             conflict_copy = Some(save_conflict_copy(lock, key, &local)?);
         }
     }
-    lock.write(key, text.as_bytes())
-        .map_err(|e| e.to_string())?;
+    lock.write(key, text.as_bytes()).map_err(|e| describe(&e))?;
     Ok(Merged::Written { conflict_copy })
 }
 
@@ -181,7 +180,12 @@ fn save_conflict_copy(lock: &FolderLock<'_>, key: &str, local: &[u8]) -> Result<
         match lock.create_new(&rel, local) {
             Ok(()) => return Ok(rel),
             Err(FolderError::AlreadyExists { .. }) if n < 100 => n += 1,
-            Err(e) => return Err(format!("cannot keep the local edit aside: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "cannot keep the local edit aside: {}",
+                    describe(&e)
+                ));
+            }
         }
     }
 }

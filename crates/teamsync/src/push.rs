@@ -9,7 +9,7 @@ use memdir_paths::{normalize_team_mem_key, validate_team_mem_key_text};
 use crate::client::{Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES};
 use crate::http::{Failure, RepoData, Transport};
 use crate::result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
-use crate::state::{SyncState, open_or_create, sha256};
+use crate::state::{SyncState, describe, open_or_create, sha256};
 
 /// A local file ready to send.
 pub(crate) struct Local {
@@ -163,7 +163,7 @@ fn save_state(
     touched: BTreeMap<String, String>,
     checksum: Option<String>,
 ) -> Result<(), String> {
-    let lock = team.lock(DEFAULT_LOCK_TIMEOUT).map_err(|e| e.to_string())?;
+    let lock = team.lock(DEFAULT_LOCK_TIMEOUT).map_err(|e| describe(&e))?;
     let mut saved = SyncState::load(Some(team), repo);
     saved.entries.extend(touched);
     saved.checksum = checksum;
@@ -246,7 +246,7 @@ pub(crate) fn collect(
             Err(e) => {
                 result.skipped.push(SkippedKey {
                     key,
-                    reason: e.to_string(),
+                    reason: describe(&e),
                 });
                 continue;
             }

@@ -55,18 +55,34 @@ impl SyncState {
     }
 }
 
+/// An error and its causes on one line, for the string messages of a
+/// sync result.
+pub(crate) fn describe(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// Opens the team folder when it exists (`None` when it does not).
 pub(crate) fn open_existing(team: &Path) -> Result<Option<MemoryFolder>, String> {
     match MemoryFolder::open(team) {
         Ok(f) => Ok(Some(f)),
         Err(memdir_folder::FolderError::NotAFolder { .. }) if !team.exists() => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(describe(&e)),
     }
 }
 
 /// Opens the team folder, creating it when missing.
 pub(crate) fn open_or_create(team: &Path) -> Result<MemoryFolder, String> {
-    MemoryFolder::create(team).map_err(|e| e.to_string())
+    MemoryFolder::create(team).map_err(|e| describe(&e))
 }
 
 /// `sha256:<hex>` of bytes, as the server computes entry checksums.

@@ -157,11 +157,10 @@ fn a_device_is_refused_without_reading_it() {
     }
 }
 
-/// Settings are read tolerantly (an unusable file is a warning and is
-/// ignored, as an invalid one is), so a FIFO given as `--settings` is one
-/// warning line, not a wait for a writer.
+/// A settings file named with `--settings` must be usable: a FIFO there is
+/// one error line at once, not a wait for a writer.
 #[test]
-fn a_fifo_settings_file_is_one_warning_not_a_wait() {
+fn a_fifo_settings_file_is_one_error_not_a_wait() {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("settings.json");
     mkfifo(&fifo);
@@ -179,13 +178,8 @@ fn a_fifo_settings_file_is_one_warning_not_a_wait() {
     check(
         "--settings FIFO paths",
         &out,
-        0,
-        &[
-            "warning",
-            s(&fifo),
-            "it is a FIFO, not a regular file",
-            "ignored",
-        ],
+        1,
+        &["--settings", s(&fifo), "it is a FIFO, not a regular file"],
     );
 }
 

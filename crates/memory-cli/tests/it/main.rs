@@ -11,6 +11,7 @@ mod readme;
 mod secrets;
 mod serve;
 mod team;
+mod team_safety;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -68,17 +69,8 @@ where
     use std::io::Write;
     use std::process::Stdio;
 
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdir"));
-    for var in MEMDIR_VARS.iter().chain(&MODEL_VARS) {
-        cmd.env_remove(var);
-    }
-    cmd.env("HOME", "/nonexistent-memdir-test-home");
-    for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    cmd.args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
+    let mut cmd = command(dir, vars, args);
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("run memdir");
@@ -87,6 +79,26 @@ where
     let _ = input.write_all(stdin.unwrap_or_default().as_bytes());
     drop(input);
     child.wait_with_output().expect("wait for memdir")
+}
+
+/// A `memdir` command to run in `dir` with only the given memdir variables
+/// set (plus `HOME` pointing to a folder that does not exist unless given);
+/// its standard streams are the caller's to set.
+pub(crate) fn command<I, S>(dir: &Path, vars: &[(&str, &str)], args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdir"));
+    for var in MEMDIR_VARS.iter().chain(&MODEL_VARS) {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", "/nonexistent-memdir-test-home");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    cmd.args(args).current_dir(dir);
+    cmd
 }
 
 /// Model variables; tests run without a model unless they set one.
