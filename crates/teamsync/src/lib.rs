@@ -3,11 +3,14 @@
 //!
 //! - [`Client`] — server URL, bearer token, repository (`owner/name`),
 //!   team folder, timeout and retry backoff.
-//! - [`pull`] — the server wins per key; every key checked with
-//!   [`memdir_paths::validate_team_mem_key`] before anything is written;
-//!   atomic writes; local edits copied to `.conflicts/` first.
-//! - [`push`] — only changed keys, secret-scanned, size-checked, packed
-//!   into bounded PUT bodies, `If-Match` with 412 retries.
+//! - [`pull`] — each key judged three ways against the last sync: a
+//!   server-only change written, a local-only change kept, both changed
+//!   kept aside in `.conflicts/` before the server's entry is written;
+//!   every key checked with [`memdir_paths::validate_team_mem_key_text`]
+//!   before anything is written; every write through `memdir-folder`.
+//! - [`push`] — only keys changed here from a base the server still
+//!   holds, names and contents secret-scanned, size-checked, packed into
+//!   bounded PUT bodies, `If-Match` with 412 retries.
 //! - [`status`] — what a push would send and a pull would write
 //!   ([`SyncStatus`]), from one `view=hashes` GET, writing nothing.
 //! - [`Watcher`] — the R8.8 watcher: pull once, then push
