@@ -20,15 +20,15 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use memdir_entrypoint::IndexEntry;
-//! use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
+//! use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder, Repair};
 //!
 //! let dir = tempfile::tempdir()?;
 //! let folder = MemoryFolder::create(&dir.path().join("memory"))?;
 //! let lock = folder.lock(DEFAULT_LOCK_TIMEOUT)?;
 //! let entry = IndexEntry { title: "use-pnpm".into(), file: "use-pnpm.md".into(), hook: "npm breaks the lockfile".into() };
-//! lock.add_memory("use-pnpm.md", b"---\nname: use-pnpm\n---\nUse pnpm.\n", &entry)?;
+//! lock.add_memory("use-pnpm.md", b"---\nname: use-pnpm\n---\nUse pnpm.\n", &entry, Repair::Orphans)?;
 //! assert!(matches!(
-//!     lock.add_memory("Use-Pnpm.md", b"again", &entry),
+//!     lock.add_memory("Use-Pnpm.md", b"again", &entry, Repair::Orphans),
 //!     Err(FolderError::AlreadyExists { .. })
 //! ));
 //! assert!(lock.read_index()?.contains("(use-pnpm.md)"));
@@ -44,4 +44,4 @@ mod write;
 pub use error::FolderError;
 pub use folder::MemoryFolder;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, FolderLock, LOCK_FILE, STALE_TEMP_AGE};
-pub use memory::{Added, FixReport};
+pub use memory::{Added, FixReport, Repair};

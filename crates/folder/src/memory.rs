@@ -12,6 +12,18 @@ use crate::{FolderError, FolderLock};
 /// index line: the frontmatter is in the first 30 lines (R5.2).
 const HEAD_BYTES: u64 = 64 * 1024;
 
+/// Whether [`FolderLock::add_memory`] also indexes the folder's other
+/// unindexed memories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repair {
+    /// Give every memory without an index line its line: right for a
+    /// private folder, where such a file is left by a killed write.
+    Orphans,
+    /// Touch no other line: right for a team folder, whose index is synced
+    /// and whose pulled files are indexed by the team, not by this machine.
+    None,
+}
+
 /// What [`FolderLock::add_memory`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -40,13 +52,15 @@ impl FolderLock<'_> {
     ///
     /// A file of the same name in any letter case is refused with
     /// [`FolderError::AlreadyExists`] (on a case-insensitive disk they
-    /// would be one file). Memories left without an index line by an
-    /// earlier, killed write get theirs in the same index write.
+    /// would be one file). With [`Repair::Orphans`], memories left without
+    /// an index line by an earlier, killed write get theirs in the same
+    /// index write.
     pub fn add_memory(
         &self,
         file: &str,
         contents: &[u8],
         entry: &IndexEntry,
+        repair: Repair,
     ) -> Result<Added, FolderError> {
         if let Some(existing) = self.existing_in_any_case(file)? {
             return Err(FolderError::AlreadyExists {
@@ -59,7 +73,11 @@ impl FolderLock<'_> {
         let index = self.read_index()?;
         let mut next = upsert_entry(&index, entry)?;
         let mut added = Added::default();
-        for (rel, line) in self.unindexed_entries(&next)? {
+        let orphans = match repair {
+            Repair::Orphans => self.unindexed_entries(&next)?,
+            Repair::None => Vec::new(),
+        };
+        for (rel, line) in orphans {
             if rel != entry.file {
                 next = upsert_entry(&next, &line)?;
                 added.repaired.push(rel);

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Read};
 use anyhow::{Context as _, bail};
 use clap::Args;
 use memdir_entrypoint::{ENTRYPOINT_NAME, IndexEntry};
-use memdir_folder::{FolderError, MemoryFolder};
+use memdir_folder::{FolderError, MemoryFolder, Repair};
 use memdir_memtypes::{Header, MemoryType, render_memory};
 use memdir_paths::validate_team_mem_key_text;
 use serde::Serialize;
@@ -126,7 +126,14 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
     };
     let folder = MemoryFolder::create(&folder_path).map_err(folder_error)?;
     let lock = folder.lock(lock_timeout()).map_err(folder_error)?;
-    let added = match lock.add_memory(&file_name, rendered.as_bytes(), &entry) {
+    // A team folder's index is synced: its pulled files are the team's to
+    // index, so only a private folder's orphans are repaired here.
+    let repair = if args.team {
+        Repair::None
+    } else {
+        Repair::Orphans
+    };
+    let added = match lock.add_memory(&file_name, rendered.as_bytes(), &entry, repair) {
         Ok(added) => added,
         Err(FolderError::AlreadyExists { existing, folder }) => bail!(
             "a memory named {existing} already exists in {}; edit it instead of adding a near-duplicate",

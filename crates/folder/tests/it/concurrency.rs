@@ -3,7 +3,7 @@
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
+use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder, Repair};
 
 use crate::memory;
 
@@ -23,7 +23,8 @@ fn eight_writers_of_eight_names_leave_eight_files_and_eight_lines() {
                 let (file, text, entry) = memory(&format!("note-{i}"), "a note");
                 barrier.wait();
                 let lock = folder.lock(DEFAULT_LOCK_TIMEOUT).unwrap();
-                lock.add_memory(&file, &text, &entry).unwrap();
+                lock.add_memory(&file, &text, &entry, Repair::Orphans)
+                    .unwrap();
             })
         })
         .collect();
@@ -53,7 +54,7 @@ fn of_eight_writers_of_one_name_exactly_one_wins() {
                 let text = format!("writer {i}\n");
                 barrier.wait();
                 let lock = folder.lock(DEFAULT_LOCK_TIMEOUT).unwrap();
-                match lock.add_memory(&file, text.as_bytes(), &entry) {
+                match lock.add_memory(&file, text.as_bytes(), &entry, Repair::Orphans) {
                     Ok(_) => Some(text),
                     Err(FolderError::AlreadyExists { .. }) => None,
                     Err(e) => panic!("{e}"),

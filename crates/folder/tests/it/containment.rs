@@ -2,7 +2,7 @@
 
 use std::os::unix::fs::symlink;
 
-use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
+use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder, Repair};
 
 #[test]
 fn a_folder_swapped_for_a_symlink_is_refused_and_nothing_lands_outside() {
@@ -70,7 +70,9 @@ fn a_fifo_is_an_error_not_a_hang() {
     assert!(err.to_string().contains("FIFO"), "{err}");
     let lock = folder.lock(DEFAULT_LOCK_TIMEOUT).unwrap();
     let (file, text, entry) = crate::memory("a", "b");
-    let err = lock.add_memory(&file, &text, &entry).unwrap_err();
+    let err = lock
+        .add_memory(&file, &text, &entry, Repair::Orphans)
+        .unwrap_err();
     assert!(err.to_string().contains("FIFO"), "{err}");
     assert!(
         !dir.path().join("a.md").exists(),

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use memdir_folder::{DEFAULT_LOCK_TIMEOUT, MemoryFolder};
+use memdir_folder::{DEFAULT_LOCK_TIMEOUT, MemoryFolder, Repair};
 
 #[test]
 fn fix_indexes_orphans_from_their_frontmatter_and_removes_temp_files() {
@@ -82,7 +82,9 @@ fn the_next_locked_write_removes_only_old_temp_files_and_indexes_orphans() {
     assert_eq!(lock.stale_temp_files_removed(), 1);
     assert!(!old.exists() && young.exists());
     let (file, text, entry) = crate::memory("new", "a new memory");
-    let added = lock.add_memory(&file, &text, &entry).unwrap();
+    let added = lock
+        .add_memory(&file, &text, &entry, Repair::Orphans)
+        .unwrap();
     assert_eq!(added.repaired, ["orphan.md"]);
     let index = std::fs::read_to_string(p.join("MEMORY.md")).unwrap();
     assert!(

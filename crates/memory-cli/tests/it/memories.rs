@@ -391,6 +391,27 @@ fn add_refuses_collisions_escapes_and_private_types_in_team() {
 #[test]
 fn add_to_the_team_folder() {
     let (_tmp, dir) = example();
+    let team_add = [
+        "add",
+        "--type",
+        "reference",
+        "--name",
+        "dashboards",
+        "--description",
+        "Latency dashboards are in Grafana",
+        "--body",
+        "See the Latency board.",
+        "--team",
+    ];
+    // Team memory off: refused as pull is, and nothing written.
+    let out = run(&dir, &[], &team_add);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("team memory is off"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("team").exists());
     let out = run(
         &dir,
         &[("MEMDIR_TEAM", "1")],

@@ -331,3 +331,59 @@ fn a_folder_swapped_for_a_symlink_during_a_pull_lets_nothing_out() {
 fn both_text(out: &Output) -> String {
     format!("{}{}", stdout(out), stderr(out))
 }
+
+#[test]
+fn adds_and_a_pull_into_one_team_folder_at_once_lose_nothing() {
+    let t = Team::start();
+    let entries = 300;
+    for i in 0..entries {
+        t.write("a", &format!("shared/s{i:03}.md"), &format!("shared {i}\n"));
+    }
+    t.ok("a", &["team", "push"]);
+    fs::create_dir_all(t.team("b")).unwrap();
+
+    let (dir, url, token) = (t.tmp.path().to_owned(), t.url.clone(), t.token.clone());
+    let pull = std::thread::spawn(move || run_in(&dir, &url, &token, "b", &["team", "pull"]));
+    let adds: Vec<_> = (0..8)
+        .map(|i| {
+            let dir = t.tmp.path().to_owned();
+            std::thread::spawn(move || {
+                let name = format!("local-{i}");
+                let args = [
+                    "--memory-dir",
+                    "b",
+                    "add",
+                    "--team",
+                    "--type",
+                    "project",
+                    "--name",
+                    &name,
+                    "--description",
+                    "added while a pull ran",
+                    "--body",
+                    "local",
+                ];
+                memdir_in(&dir, &[("MEMDIR_TEAM", "1")], args)
+            })
+        })
+        .collect();
+    for add in adds {
+        let out = add.join().unwrap();
+        assert!(out.status.success(), "{}", both_text(&out));
+    }
+    let out = pull.join().unwrap();
+    assert!(out.status.success(), "{}", both_text(&out));
+
+    let index = t.read("b", "MEMORY.md");
+    for i in 0..8 {
+        assert!(index.contains(&format!("(local-{i}.md)")), "{index}");
+    }
+    assert_eq!(index.lines().count(), 8, "{index}");
+    assert_eq!(everything(&t.team("b").join("shared")).len(), entries);
+    assert!(
+        everything(&t.team("b"))
+            .iter()
+            .all(|f| !f.contains(".memdir-tmp-")),
+        "no temporary file left"
+    );
+}
