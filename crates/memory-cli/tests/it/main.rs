@@ -12,6 +12,7 @@ mod secrets;
 mod serve;
 mod team;
 mod team_safety;
+mod write_safety;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
