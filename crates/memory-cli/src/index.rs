@@ -10,7 +10,7 @@ use memdir_entrypoint::{
     FolderListing, Lint, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, MAX_INDEX_READ_BYTES,
     Truncation, decode_index, lint_index, truncate_entrypoint_content,
 };
-use memdir_memtypes::{ReadError, read_regular_file};
+use memdir_memtypes::read_regular_file;
 use serde::Serialize;
 
 use crate::Outcome;
@@ -109,13 +109,7 @@ fn read_index(path: &Path) -> anyhow::Result<Vec<u8>> {
             path.display()
         );
     }
-    read_regular_file(path, MAX_INDEX_READ_BYTES).map_err(read_error)
-}
-
-/// A bounded read's error for the CLI: its message names the path, its
-/// source (printed after it) the cause.
-pub(crate) fn read_error(err: ReadError) -> anyhow::Error {
-    err.into()
+    Ok(read_regular_file(path, MAX_INDEX_READ_BYTES)?)
 }
 
 #[derive(Serialize)]

@@ -13,7 +13,6 @@ use serde::Serialize;
 
 use crate::Outcome;
 use crate::context::GlobalArgs;
-use crate::index::read_error;
 use crate::output::{print, print_json};
 
 /// At most this many bytes of one file, or of stdin, are scanned or
@@ -79,7 +78,7 @@ fn scanner(config: Option<&Path>) -> anyhow::Result<Scanner> {
     let Some(path) = config else {
         return Ok(Scanner::builtin().clone());
     };
-    let bytes = read_regular_file(path, MAX_CONFIG_BYTES).map_err(read_error)?;
+    let bytes = read_regular_file(path, MAX_CONFIG_BYTES)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("cannot read {}: it is not UTF-8 text", path.display()))?;
     Scanner::from_toml(&text).with_context(|| format!("{}", path.display()))
@@ -131,7 +130,7 @@ fn file_error(err: ReadError) -> anyhow::Error {
             path.display(),
             limit_text()
         ),
-        other => read_error(other),
+        other => other.into(),
     }
 }
 

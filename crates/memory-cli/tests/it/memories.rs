@@ -412,22 +412,7 @@ fn add_to_the_team_folder() {
         stderr(&out)
     );
     assert!(!dir.join("team").exists());
-    let out = run(
-        &dir,
-        &[("MEMDIR_TEAM", "1")],
-        &[
-            "add",
-            "--type",
-            "reference",
-            "--name",
-            "dashboards",
-            "--description",
-            "Latency dashboards are in Grafana",
-            "--body",
-            "See the Latency board.",
-            "--team",
-        ],
-    );
+    let out = run(&dir, &[("MEMDIR_TEAM", "1")], &team_add);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(dir.join("team/dashboards.md").is_file());
     assert!(

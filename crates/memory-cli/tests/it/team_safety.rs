@@ -4,138 +4,9 @@
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Output};
 
-use crate::serve::start_server;
+use crate::team::{Team, both_text, everything, run_in};
 use crate::{memdir_in, stderr, stdout};
-
-/// A team server and the folders of its members, all in one temp folder.
-struct Team {
-    tmp: tempfile::TempDir,
-    server: Child,
-    /// The server's log; kept open, or its next line would kill it.
-    _log: std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
-    url: String,
-    token: String,
-}
-
-impl Team {
-    fn start() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let out = memdir_in(
-            tmp.path(),
-            &[],
-            ["serve", "--db", "team.db", "--create-token", "acme"],
-        );
-        let token = stdout(&out).trim().to_owned();
-        let (server, addr, log) = start_server(tmp.path());
-        Team {
-            url: format!("http://{addr}"),
-            tmp,
-            server,
-            _log: log,
-            token,
-        }
-    }
-
-    /// Runs `memdir --memory-dir <member> <args> --repo acme/app`.
-    fn run(&self, member: &str, args: &[&str]) -> Output {
-        run_in(self.tmp.path(), &self.url, &self.token, member, args)
-    }
-
-    /// Runs a command that must succeed.
-    fn ok(&self, member: &str, args: &[&str]) {
-        let out = self.run(member, args);
-        assert!(out.status.success(), "{args:?}: {}", both_text(&out));
-    }
-
-    /// Runs a team command as JSON and returns its output, which must be
-    /// JSON whatever the exit status.
-    fn json(&self, member: &str, args: &[&str]) -> (Option<i32>, serde_json::Value) {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let out = self.run(member, &all);
-        let value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {} / {}", stdout(&out), stderr(&out)));
-        (out.status.code(), value)
-    }
-
-    /// The team folder of a member.
-    fn team(&self, member: &str) -> PathBuf {
-        self.tmp.path().join(member).join("team")
-    }
-
-    fn write(&self, member: &str, key: &str, text: &str) {
-        let path = self.team(member).join(key);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    }
-
-    fn read(&self, member: &str, key: &str) -> String {
-        fs::read_to_string(self.team(member).join(key)).unwrap()
-    }
-
-    /// The local edits a pull kept aside for `key`, oldest first.
-    fn conflict_copies(&self, member: &str, key: &str) -> Vec<String> {
-        let dir = self.team(member).join(".conflicts");
-        let Ok(entries) = fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        let mut copies: Vec<_> = entries
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with(&format!("{key}."))
-            })
-            .collect();
-        copies.sort();
-        copies
-            .iter()
-            .map(|p| fs::read_to_string(p).unwrap())
-            .collect()
-    }
-}
-
-impl Drop for Team {
-    fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
-    }
-}
-
-fn run_in(dir: &Path, url: &str, token: &str, member: &str, args: &[&str]) -> Output {
-    let vars = [
-        ("MEMDIR_TEAM", "1"),
-        ("MEMDIR_TEAM_URL", url),
-        ("MEMDIR_TEAM_TOKEN", token),
-    ];
-    let mut all = vec!["--memory-dir", member];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--repo", "acme/app"]);
-    memdir_in(dir, &vars, all)
-}
-
-/// Everything under `dir`, files and links, relative.
-fn everything(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    for entry in fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if entry.file_type().unwrap().is_dir() {
-            out.extend(
-                everything(&entry.path())
-                    .into_iter()
-                    .map(|n| format!("{name}/{n}")),
-            );
-        } else {
-            out.push(name);
-        }
-    }
-    out
-}
 
 #[test]
 fn the_four_cases_of_a_three_way_pull() {
@@ -326,10 +197,6 @@ fn a_folder_swapped_for_a_symlink_during_a_pull_lets_nothing_out() {
     assert_eq!(code, Some(0), "{j}");
     assert_eq!(everything(&notes).len(), entries);
     assert!(everything(&outside).is_empty());
-}
-
-fn both_text(out: &Output) -> String {
-    format!("{}{}", stdout(out), stderr(out))
 }
 
 #[test]
