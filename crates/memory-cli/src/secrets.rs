@@ -42,7 +42,8 @@ pub(crate) enum SecretsCommand {
         config: Option<PathBuf>,
     },
     /// Print a file (or stdin) with every secret replaced by
-    /// `[REDACTED:<rule-id>]`.
+    /// `[REDACTED:<rule-id>]`. Redaction repeats until the output scans
+    /// clean: replacing one secret can bring another to light.
     Redact {
         /// The file, or `-` for stdin.
         #[arg(value_name = "FILE|-", default_value = "-")]
@@ -66,7 +67,15 @@ pub(crate) fn run(cmd: &SecretsCommand, global: &GlobalArgs) -> anyhow::Result<O
         SecretsCommand::Redact { input, config } => {
             let scanner = scanner(config.as_deref())?;
             let text = read_text(input)?;
-            print_raw(&scanner.redact(&text))?;
+            let redaction = scanner.redaction(&text);
+            if redaction.residue {
+                // Every secret found is replaced; what still scans as one is
+                // the marker itself, matched by a rule of the config.
+                eprintln!(
+                    "memdir: warning: a rule matches the [REDACTED:…] marker itself, so the output still scans as holding a secret"
+                );
+            }
+            print_raw(&redaction.text)?;
             Ok(Outcome::Success)
         }
         SecretsCommand::Rules { config } => rules(&scanner(config.as_deref())?, global.json),

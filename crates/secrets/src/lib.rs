@@ -5,7 +5,8 @@
 //!   as [`SecretMatch`]es with the byte span of the secret, its rule and its
 //!   line. The secret itself is never stored in a finding.
 //! - [`redact_secrets`] — the text with every finding replaced by
-//!   `[REDACTED:<rule-id>]`.
+//!   `[REDACTED:<rule-id>]`, repeated until the result scans clean
+//!   ([`Scanner::redaction`] also says which spans it replaced).
 //! - [`Scanner`] — the same with other rules: [`Scanner::from_toml`] reads
 //!   a gitleaks configuration file (a team's own rules and allowlists;
 //!   `[extend] useDefault = true` adds them to the built-in ones).
@@ -17,7 +18,7 @@
 //! above the rule's threshold; the global and then the rule's allowlists
 //! (`regexes` against the secret, match or line, `stopwords`, `paths`,
 //! with OR or AND) can let it go; a line holding `gitleaks:allow` is
-//! skipped; overlapping rules both report. Rules compile once, lazily.
+//! skipped; overlapping rules both report; an empty secret is no finding. Rules compile once, lazily.
 //!
 //! This crate knows nothing of files: callers pass text (and, for
 //! allowlists by path, a path).
@@ -36,6 +37,7 @@
 
 mod config;
 mod pattern;
+mod redact;
 mod rules;
 mod scan;
 
@@ -43,6 +45,8 @@ use std::sync::OnceLock;
 
 use config::ConfigFile;
 use rules::RuleSet;
+
+pub use redact::{RedactedSpan, Redaction};
 
 /// The built-in rules, in gitleaks' configuration format.
 pub const DEFAULT_RULES: &str = include_str!("../rules/default.toml");
@@ -152,36 +156,25 @@ impl Scanner {
         scan::scan(&self.rules, text, path)
     }
 
-    /// `text` with the union of all finding spans replaced, each maximal
-    /// run by `[REDACTED:<rule-id>]` of the finding that starts it.
+    /// `text` with every secret replaced by `[REDACTED:<rule-id>]`: each
+    /// maximal run of redacted text by one marker, named by the rule of the
+    /// finding that starts it. The result scans clean: redaction repeats
+    /// until it does (see [`Scanner::redaction`]).
     #[must_use]
     pub fn redact(&self, text: &str) -> String {
-        let mut findings = self.scan(text);
-        findings.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-        let mut out = String::with_capacity(text.len());
-        let mut pos = 0;
-        let mut i = 0;
-        while i < findings.len() {
-            let first = &findings[i];
-            let mut end = first.end;
-            let mut j = i + 1;
-            while j < findings.len() && findings[j].start < end {
-                end = end.max(findings[j].end);
-                j += 1;
-            }
-            // Spans are at character boundaries of valid UTF-8 text except in
-            // pathological cases; widen to boundaries to stay valid.
-            let start = floor_boundary(text, first.start.max(pos));
-            let end = ceil_boundary(text, end);
-            out.push_str(&text[pos..start]);
-            out.push_str("[REDACTED:");
-            out.push_str(&first.rule_id);
-            out.push(']');
-            pos = end;
-            i = j;
-        }
-        out.push_str(&text[pos..]);
-        out
+        self.redaction(text).text
+    }
+
+    /// The redacted text and the spans of `text` it replaced.
+    ///
+    /// Replacing a secret can bring another to light (a rule's matches do
+    /// not overlap, and a marker changes the context of the text beside
+    /// it), so this scans the result again and redacts what that finds,
+    /// until a scan finds nothing. Text that no finding of any round
+    /// covers is kept byte for byte.
+    #[must_use]
+    pub fn redaction(&self, text: &str) -> Redaction {
+        redact::redaction(self, text)
     }
 
     /// The rules, in configuration order.
@@ -197,20 +190,6 @@ impl Scanner {
             })
             .collect()
     }
-}
-
-fn floor_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// Every finding of the built-in rules in `content`.

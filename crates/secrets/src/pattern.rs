@@ -51,18 +51,22 @@ impl Pattern {
         }
     }
 
-    /// The spans of all non-overlapping matches in `text`.
-    pub(crate) fn find_spans(&self, text: &[u8]) -> Vec<(usize, usize)> {
+    /// The first match in `text` that starts at or after `start`, with the
+    /// text before `start` as context (for `\b` and look-behind).
+    pub(crate) fn find_at(&self, text: &[u8], start: usize) -> Option<(usize, usize)> {
         match self {
-            Pattern::Linear(re) => re.find_iter(text).map(|m| (m.start(), m.end())).collect(),
-            Pattern::LookAround(re) => match std::str::from_utf8(text) {
-                Ok(t) => re
-                    .find_iter(t)
-                    .filter_map(Result::ok)
+            Pattern::Linear(re) => re.find_at(text, start).map(|m| (m.start(), m.end())),
+            Pattern::LookAround(re) => {
+                let t = std::str::from_utf8(text).ok()?;
+                let mut start = start;
+                while !t.is_char_boundary(start) {
+                    start += 1;
+                }
+                re.find_from_pos(t, start)
+                    .ok()
+                    .flatten()
                     .map(|m| (m.start(), m.end()))
-                    .collect(),
-                Err(_) => Vec::new(),
-            },
+            }
         }
     }
 
@@ -125,7 +129,8 @@ mod tests {
         ));
         let p = Pattern::compile(r"secret-(?!test)[a-z]{4}", "r").unwrap();
         assert!(matches!(p, Pattern::LookAround(_)));
-        assert_eq!(p.find_spans(b"secret-test secret-prod"), [(12, 23)]);
+        assert_eq!(p.find_at(b"secret-test secret-prod", 0), Some((12, 23)));
+        assert_eq!(p.find_at(b"secret-test secret-prod", 13), None);
         assert!(
             !p.is_match(b"\xff secret-prod"),
             "look-around rules match UTF-8 text only"

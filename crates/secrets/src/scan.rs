@@ -31,6 +31,11 @@ pub(crate) fn scan(rules: &RuleSet, text: &[u8], path: Option<&str>) -> Vec<Secr
     findings
 }
 
+/// The findings of one rule. Like gitleaks, a rule's matches do not
+/// overlap; unlike gitleaks, a match that yields no finding (its entropy is
+/// too low, an allowlist lets it go) does not hide the text after its
+/// start: the search resumes one byte in, so that junk before a token
+/// cannot shadow it.
 fn scan_rule(
     rules: &RuleSet,
     rule: &Rule,
@@ -38,64 +43,91 @@ fn scan_rule(
     path: Option<&str>,
     out: &mut Vec<SecretMatch>,
 ) {
-    for (m_start, m_end) in rule.regex.find_spans(text) {
-        // The match, without newlines at either end.
-        let (mut start, mut end) = (m_start, m_end);
-        while start < end && text[start] == b'\n' {
-            start += 1;
-        }
-        while end > start && text[end - 1] == b'\n' {
-            end -= 1;
-        }
-        let matched = &text[start..end];
-        // The line(s) the match is on.
-        let line_start = text[..m_start]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let line_end = text[m_end..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(text.len(), |i| m_end + i);
-        let line = &text[line_start..line_end];
-        if contains(line, ALLOW_SIGNATURE) {
-            continue;
-        }
-        // The secret: a capture group of the regex run again on the match.
-        let (s_start, s_end) = match secret_span(rule, matched) {
-            Secret::Group(a, b) => (start + a, start + b),
-            Secret::WholeMatch => (start, end),
-            Secret::NoSuchGroup => continue,
+    let mut from = 0;
+    while from <= text.len() {
+        let Some((m_start, m_end)) = rule.regex.find_at(text, from) else {
+            return;
         };
-        let secret = &text[s_start..s_end];
-        if let Some(threshold) = rule.entropy
-            && shannon_entropy(secret) <= threshold
-        {
-            continue;
+        match finding(rules, rule, text, path, m_start, m_end) {
+            Some(f) => {
+                out.push(f);
+                from = if m_end > m_start { m_end } else { m_end + 1 };
+            }
+            None => from = m_start + 1,
         }
-        let parts = Parts {
-            secret,
-            matched,
-            line,
-            path,
-        };
-        let allowed = rules
-            .global
-            .iter()
-            .filter(|a| a.target_rules.is_empty() || a.target_rules.contains(&rule.id))
-            .chain(&rule.allowlists)
-            .any(|a| allows(a, &parts));
-        if allowed {
-            continue;
-        }
-        out.push(SecretMatch {
-            rule_id: rule.id.clone(),
-            label: rule.description.clone(),
-            start: s_start,
-            end: s_end,
-            line: text[..s_start].split(|&b| b == b'\n').count(),
-        });
     }
+}
+
+/// The finding a match of `rule` at `m_start..m_end` makes, if any.
+fn finding(
+    rules: &RuleSet,
+    rule: &Rule,
+    text: &[u8],
+    path: Option<&str>,
+    m_start: usize,
+    m_end: usize,
+) -> Option<SecretMatch> {
+    // The match, without newlines at either end.
+    let (mut start, mut end) = (m_start, m_end);
+    while start < end && text[start] == b'\n' {
+        start += 1;
+    }
+    while end > start && text[end - 1] == b'\n' {
+        end -= 1;
+    }
+    let matched = &text[start..end];
+    // The line(s) the match is on.
+    let line_start = text[..m_start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = text[m_end..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |i| m_end + i);
+    let line = &text[line_start..line_end];
+    if contains(line, ALLOW_SIGNATURE) {
+        return None;
+    }
+    // The secret: a capture group of the regex run again on the match.
+    let (s_start, s_end) = match secret_span(rule, matched) {
+        Secret::Group(a, b) => (start + a, start + b),
+        Secret::WholeMatch => (start, end),
+        Secret::NoSuchGroup => return None,
+    };
+    if s_start == s_end {
+        // An empty secret (an optional group that took no part) leaks
+        // nothing.
+        return None;
+    }
+    let secret = &text[s_start..s_end];
+    if let Some(threshold) = rule.entropy
+        && shannon_entropy(secret) <= threshold
+    {
+        return None;
+    }
+    let parts = Parts {
+        secret,
+        matched,
+        line,
+        path,
+    };
+    let allowed = rules
+        .global
+        .iter()
+        .filter(|a| a.target_rules.is_empty() || a.target_rules.contains(&rule.id))
+        .chain(&rule.allowlists)
+        .any(|a| allows(a, &parts));
+    if allowed {
+        return None;
+    }
+    Some(SecretMatch {
+        rule_id: rule.id.clone(),
+        label: rule.description.clone(),
+        start: s_start,
+        end: s_end,
+        line: text[..s_start].split(|&b| b == b'\n').count(),
+    })
 }
 
 /// Where the secret lies within a match.

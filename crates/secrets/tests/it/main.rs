@@ -5,3 +5,4 @@
 mod own_vectors;
 mod parity;
 mod properties;
+mod redaction;
