@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The largest request head (request line and headers) accepted.
-const MAX_HEAD_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_HEAD_BYTES: usize = 16 * 1024;
 /// How often a blocked read looks at the shutdown flag.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -112,31 +112,10 @@ pub(crate) fn read_request(
         }
     };
     let deadline = deadline.unwrap_or_else(|| Instant::now() + limits.request);
-    let head = String::from_utf8(buffered[..head_end].to_vec())
-        .map_err(|_| ReadError::BadHead(400, "request head is not UTF-8"))?;
+    let (mut request, length) = parse_request_head(&buffered[..head_end], limits.max_body)?;
     buffered.drain(..head_end + 4);
-    let mut request = parse_head(&head)?;
-    if request.header("transfer-encoding").is_some() {
-        return Err(ReadError::LengthRequired);
-    }
-    let length = match request.header("content-length") {
-        None => 0,
-        Some(v) => v
-            .parse::<u64>()
-            .map_err(|_| ReadError::BadHead(400, "malformed Content-Length"))?,
-    };
-    if length > limits.max_body as u64 {
-        return Err(ReadError::BodyTooLarge(length));
-    }
-    let length = usize::try_from(length).unwrap_or(usize::MAX);
-    if length > 0
-        && request
-            .header("expect")
-            .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"))
-    {
-        stream
-            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
-            .map_err(|_| ReadError::Io)?;
+    if length > 0 && expects_continue(&request) {
+        stream.write_all(CONTINUE).map_err(|_| ReadError::Io)?;
     }
     while buffered.len() < length {
         let now = Instant::now();
@@ -149,6 +128,40 @@ pub(crate) fn read_request(
     }
     request.body = buffered.drain(..length).collect();
     Ok(request)
+}
+
+/// The interim answer to `Expect: 100-continue`.
+pub(crate) const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
+/// Whether the client waits for [`CONTINUE`] before sending its body.
+pub(crate) fn expects_continue(request: &Request) -> bool {
+    request
+        .header("expect")
+        .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"))
+}
+
+/// Parses a request head (the bytes before its blank line) and the length
+/// of the body that follows it, refusing a body over `max_body` bytes.
+pub(crate) fn parse_request_head(
+    head: &[u8],
+    max_body: usize,
+) -> Result<(Request, usize), ReadError> {
+    let head = std::str::from_utf8(head)
+        .map_err(|_| ReadError::BadHead(400, "request head is not UTF-8"))?;
+    let request = parse_head(head)?;
+    if request.header("transfer-encoding").is_some() {
+        return Err(ReadError::LengthRequired);
+    }
+    let length = match request.header("content-length") {
+        None => 0,
+        Some(v) => v
+            .parse::<u64>()
+            .map_err(|_| ReadError::BadHead(400, "malformed Content-Length"))?,
+    };
+    if length > max_body as u64 {
+        return Err(ReadError::BodyTooLarge(length));
+    }
+    Ok((request, usize::try_from(length).unwrap_or(usize::MAX)))
 }
 
 /// One read of at most `wait`; `false` at end of stream. A timeout is not
@@ -226,7 +239,7 @@ fn parse_head(head: &str) -> Result<Request, ReadError> {
     Ok(request)
 }
 
-fn find_head_end(buf: &[u8]) -> Option<usize> {
+pub(crate) fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n")
 }
 
@@ -254,6 +267,13 @@ pub(crate) fn write_response(
     timeout: Duration,
 ) -> io::Result<()> {
     stream.set_write_timeout(Some(timeout))?;
+    let bytes = encode_response(response, keep_alive);
+    stream.write_all(&bytes)?;
+    stream.flush()
+}
+
+/// A response as written on the wire.
+pub(crate) fn encode_response(response: &Response, keep_alive: bool) -> Vec<u8> {
     let mut out = format!(
         "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nConnection: {}\r\n",
         response.status,
@@ -270,8 +290,7 @@ pub(crate) fn write_response(
     out.push_str("\r\n");
     let mut bytes = out.into_bytes();
     bytes.extend_from_slice(&response.body);
-    stream.write_all(&bytes)?;
-    stream.flush()
+    bytes
 }
 
 fn reason(status: u16) -> &'static str {

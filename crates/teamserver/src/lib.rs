@@ -15,6 +15,8 @@
 //!   transaction, and tokens kept only as SHA-256 hashes.
 //!   [`SqliteStore`] is the embedded backend (one file, WAL, fsync on every
 //!   commit, schema migrated on open).
+//! - [`respond`] — the server's answer to one connection's bytes, with no
+//!   socket: the same parsing, limits and handlers, for tests and fuzzing.
 //! - [`checksum`] — the entry and whole-repository checksums of R8.1.
 //!
 //! ```
@@ -37,11 +39,13 @@
 mod api;
 pub mod checksum;
 mod http;
+mod offline;
 mod server;
 mod sqlite;
 mod store;
 mod token;
 
+pub use offline::respond;
 pub use server::{Config, ServeError, Server, ShutdownHandle};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
 pub use store::{IfMatch, Limits, NewToken, PutOutcome, RepoState, Store, StoreError, View};

@@ -327,7 +327,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
 
 /// The answer to a request that could not be read, and how much of its
 /// body to read and discard afterwards so that the client sees it.
-fn refusal(e: &ReadError, max_body: usize) -> (Response, Option<u64>) {
+pub(crate) fn refusal(e: &ReadError, max_body: usize) -> (Response, Option<u64>) {
     match e {
         ReadError::Timeout => (
             api::error(408, "request_timeout", "the request did not arrive in time"),

@@ -31,6 +31,9 @@
 //! ```
 
 mod client;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod http;
 mod pull;
 mod push;

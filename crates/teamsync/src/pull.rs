@@ -2,11 +2,13 @@
 //! edits nobody else touched are kept, local edits that meet a newer server
 //! edit are kept aside in `.conflicts/`.
 
+use std::collections::BTreeMap;
+
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, FolderLock};
 use memdir_paths::validate_team_mem_key_text;
 
 use crate::client::{Client, MAX_FILE_SIZE_BYTES};
-use crate::http::{Failure, Transport};
+use crate::http::{Failure, RepoData, Transport};
 use crate::result::{SkippedKey, SyncResult};
 use crate::state::{CONFLICTS_DIR, SyncState, describe, open_or_create, sha256};
 
@@ -63,16 +65,8 @@ pub fn pull(client: &Client) -> SyncResult {
     };
 
     // Validate every key before writing anything.
-    let mut accepted: Vec<(String, &str)> = Vec::new();
-    for (key, text) in &data.content.entries {
-        match validate_team_mem_key_text(key) {
-            Ok(nfc) => accepted.push((nfc, text)),
-            Err(e) => result.skipped.push(SkippedKey {
-                key: key.clone(),
-                reason: e.reason.to_string(),
-            }),
-        }
-    }
+    let (accepted, skipped) = accept_entries(&data);
+    result.skipped = skipped;
 
     let team = match open_or_create(&client.team_dir) {
         Ok(t) => t,
@@ -118,6 +112,51 @@ pub fn pull(client: &Client) -> SyncResult {
         });
     }
     result
+}
+
+/// The entries of a server's answer that a pull may write, by canonical
+/// (NFC) key, and the keys it skips, with why.
+///
+/// Every key must pass [`validate_team_mem_key_text`]. Two spellings of
+/// one name (NFC and NFD, say) would write one file twice: the spelling
+/// already in NFC is kept (or, when none is, the first in byte order) and
+/// the others are skipped.
+pub(crate) fn accept_entries(data: &RepoData) -> (Vec<(String, &str)>, Vec<SkippedKey>) {
+    let mut skipped = Vec::new();
+    let mut by_name: BTreeMap<String, (&str, &str)> = BTreeMap::new();
+    for (key, text) in &data.content.entries {
+        let nfc = match validate_team_mem_key_text(key) {
+            Ok(nfc) => nfc,
+            Err(e) => {
+                skipped.push(SkippedKey {
+                    key: key.clone(),
+                    reason: e.reason.to_string(),
+                });
+                continue;
+            }
+        };
+        let loser = match by_name.get(&nfc) {
+            None => None,
+            // The keys come in byte order: a later key replaces the kept
+            // one only when it is the canonical spelling.
+            Some(&(kept, _)) if *key == nfc => Some(kept.to_owned()),
+            Some(_) => Some(key.clone()),
+        };
+        if let Some(loser) = &loser {
+            skipped.push(SkippedKey {
+                key: loser.clone(),
+                reason: format!("another key names the same file ({nfc})"),
+            });
+        }
+        if loser.as_deref() != Some(key.as_str()) {
+            by_name.insert(nfc, (key, text));
+        }
+    }
+    let accepted = by_name
+        .into_iter()
+        .map(|(nfc, (_, text))| (nfc, text))
+        .collect();
+    (accepted, skipped)
 }
 
 fn failed(f: Failure) -> SyncResult {
