@@ -3,6 +3,7 @@
 //! Hand-rolled argument matching and no dependencies beyond a JSON parser,
 //! so that it builds in seconds and needs nothing but cargo.
 
+mod fuzz;
 mod layers;
 mod tidy;
 
@@ -25,6 +26,9 @@ Tasks:
            (per category: top-1 accuracy or abstain accuracy; --failures
            lists every wrong answer)
   bench    run the criterion benchmarks (extra arguments go to cargo bench)
+  fuzz     run the fuzz targets in fuzz/ (needs nightly and cargo-fuzz):
+           cargo xtask fuzz [--seconds N] [--no-cmin] [TARGET...]; a
+           failing input is saved where `cargo xtask test` replays it
   review   review changed insta snapshots (needs cargo-insta)
 ";
 
@@ -37,6 +41,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("eval") => eval(&args[1..]),
         Some("review") => review(),
+        Some("fuzz") => fuzz::run(&root(), &args[1..]),
         None | Some("help" | "-h" | "--help") => {
             print!("{HELP}");
             return ExitCode::SUCCESS;
