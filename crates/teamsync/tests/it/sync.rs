@@ -303,6 +303,40 @@ fn keys_are_nfc() {
 }
 
 #[test]
+fn two_spellings_of_one_name_write_one_file_once() {
+    let h = start();
+    // Straight into the store, as a server that keeps keys as sent could.
+    let entries = BTreeMap::from([
+        ("cafe\u{301}.md".to_owned(), "nfd\n".to_owned()),
+        ("caf\u{e9}.md".to_owned(), "nfc\n".to_owned()),
+    ]);
+    h.store
+        .put(
+            ORG,
+            REPO,
+            &entries,
+            &IfMatch::Absent,
+            Limits { max_entries: 100 },
+        )
+        .unwrap();
+    let team = tempfile::tempdir().unwrap();
+    let r = h.client(team.path()).pull();
+    assert!(r.success, "{r:?}");
+    assert_eq!(
+        (r.files_pulled, r.pulled.as_slice()),
+        (1, ["caf\u{e9}.md".to_owned()].as_slice())
+    );
+    assert_eq!(r.skipped.len(), 1);
+    assert_eq!(r.skipped[0].key, "cafe\u{301}.md");
+    assert!(
+        r.skipped[0].reason.contains("same file"),
+        "{:?}",
+        r.skipped[0]
+    );
+    assert_eq!(read(team.path(), "caf\u{e9}.md"), "nfc\n");
+}
+
+#[test]
 fn credentials_and_faults() {
     let h = start();
     let team = tempfile::tempdir().unwrap();
