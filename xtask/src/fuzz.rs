@@ -9,6 +9,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 const DEFAULT_SECONDS: u64 = 60;
 
+/// Targets whose inputs stay shorter than libFuzzer's default, so that the
+/// corpus kept in the repository stays small: a gitleaks configuration
+/// mutated from the 20 KB built-in one would fill it with near copies.
+const MAX_LEN: &[(&str, usize)] = &[("secrets_config", 4096)];
+
 pub(crate) const HELP: &str = "\
 cargo xtask fuzz [--seconds N] [--no-cmin] [TARGET...]
 
@@ -170,6 +175,12 @@ fn fuzz_one(root: &Path, fuzz: &Path, target: &str, options: &Options) -> Result
         .args(["+nightly", "fuzz", "run", target, "--"])
         .arg(format!("-max_total_time={}", options.seconds))
         .args(["-print_final_stats=1", "-timeout=10"])
+        .args(
+            MAX_LEN
+                .iter()
+                .filter(|(t, _)| *t == target)
+                .map(|(_, n)| format!("-max_len={n}")),
+        )
         .current_dir(root)
         .stdin(Stdio::null())
         .stdout(log)
