@@ -56,6 +56,14 @@ impl Environment {
             .filter(|v| !v.is_empty())
     }
 
+    /// A variable's value exactly as set, an empty value included: for the
+    /// few variables where "set but empty" deserves a warning rather than
+    /// silence.
+    #[must_use]
+    pub fn raw_var(&self, key: &str) -> Option<&str> {
+        self.vars.get(key).map(String::as_str)
+    }
+
     /// The user's home folder, if known.
     #[must_use]
     pub fn home(&self) -> Option<&Path> {

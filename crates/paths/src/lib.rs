@@ -7,13 +7,15 @@
 //!   the auto memory folder and its source, team memory, the daily log.
 //!   Its inputs are an [`Environment`] snapshot and [`Settings`] files.
 //! - [`find_project_roots`] — the canonical git root, shared by all
-//!   worktrees of a repository, found by reading git's files.
+//!   worktrees of a repository, found by reading git's files, spelled
+//!   without Windows' verbatim prefix ([`strip_verbatim_prefix`]).
 //! - [`project_slug`] / [`sanitize_path`] — folder names compatible with the
 //!   reference agent's `~/.claude/projects/<slug>/`.
 //!
 //! Security (SPEC R4.6, R4.9–R4.11) — a cloned repository or a sync server
 //! must never make memdir write outside the memory folder:
-//! - [`validate_memory_path`] for configured folders;
+//! - [`validate_memory_path`] for configured folders, and
+//!   [`validate_project_dir_name`] for a configured project folder name;
 //! - [`validate_team_mem_key_text`], the text rules of a team key alone,
 //!   pure and shared by the client and the team server;
 //! - [`validate_team_mem_key`] for keys from a server, and
@@ -37,6 +39,7 @@
 
 use std::path::PathBuf;
 
+mod canonical;
 mod env;
 mod resolve;
 mod root;
@@ -45,11 +48,13 @@ mod slug;
 mod traversal;
 mod validate;
 
+pub use canonical::strip_verbatim_prefix;
 pub use env::Environment;
 pub use resolve::{
     AutoMemPathSource, ENV_CONFIG_DIR, ENV_DISABLE_AUTO_MEMORY, ENV_MEMORY_PATH_OVERRIDE,
-    ENV_REMOTE, ENV_REMOTE_MEMORY_DIR, ENV_SIMPLE, ENV_TEAM, EnabledBy, Enablement, PathResolver,
-    Resolution, TeamEnabledBy, auto_memory_enabled, daily_log_path, memory_base, today_local,
+    ENV_PROJECT_DIR_NAME, ENV_REMOTE, ENV_REMOTE_MEMORY_DIR, ENV_SIMPLE, ENV_TEAM, EnabledBy,
+    Enablement, PathResolver, Resolution, TeamEnabledBy, auto_memory_enabled, daily_log_path,
+    memory_base, today_local,
 };
 pub use root::{ProjectRoots, RootKind, find_project_roots, git_common_dir, git_config_value};
 pub use settings::{
@@ -61,7 +66,10 @@ pub use traversal::{
     PathTraversalError, TraversalReason, normalize_team_mem_key, realpath_deepest_existing,
     validate_team_mem_key, validate_team_mem_key_text, validate_team_mem_write_path,
 };
-pub use validate::{InvalidMemoryPath, MemoryPathReason, validate_memory_path};
+pub use validate::{
+    InvalidMemoryPath, InvalidProjectDirName, MAX_PROJECT_DIR_NAME_BYTES, MemoryPathReason,
+    ProjectDirNameReason, validate_memory_path, validate_project_dir_name,
+};
 
 /// Errors of path resolution.
 #[derive(Debug, thiserror::Error)]

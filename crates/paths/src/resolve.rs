@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::{
     Environment, PathsError, ProjectRoots, Settings, SettingsLocations, SettingsSource,
-    find_project_roots, project_slug, validate_memory_path,
+    find_project_roots, project_slug, validate_memory_path, validate_project_dir_name,
 };
 
 /// Turns auto memory off (`1`, `true`) or forces it on (`0`, `false`).
@@ -27,6 +27,10 @@ pub const ENV_REMOTE_MEMORY_DIR: &str = "CLAUDE_CODE_REMOTE_MEMORY_DIR";
 pub const ENV_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 /// A whole auto memory folder, overriding every other rule.
 pub const ENV_MEMORY_PATH_OVERRIDE: &str = "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE";
+/// The folder name under `<base>/projects/`, used instead of the sanitised
+/// project root when `CLAUDE_CONFIG_DIR` is set too (reference agent
+/// 2.1.234+).
+pub const ENV_PROJECT_DIR_NAME: &str = "CLAUDE_CODE_PROJECT_DIR_NAME";
 /// Turns team memory on (`1`).
 pub const ENV_TEAM: &str = "MEMDIR_TEAM";
 
@@ -126,18 +130,22 @@ pub enum AutoMemPathSource {
     Env,
     /// `autoMemoryDirectory` in a trusted settings file.
     Settings(SettingsSource),
-    /// `<base>/projects/<slug>/memory/`.
+    /// `<base>/projects/<name>/memory/` with the folder name from
+    /// `CLAUDE_CODE_PROJECT_DIR_NAME` (set together with `CLAUDE_CONFIG_DIR`).
+    ProjectDirName,
+    /// `<base>/projects/<slug>/memory/`, the slug of the project root.
     Default,
 }
 
 impl fmt::Display for AutoMemPathSource {
     /// A stable identifier: `flag:--memory-dir`,
-    /// `env:CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`, `settings:<source>` or
-    /// `default`.
+    /// `env:CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`, `settings:<source>`,
+    /// `env:CLAUDE_CODE_PROJECT_DIR_NAME` or `default`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AutoMemPathSource::Explicit => f.write_str("flag:--memory-dir"),
             AutoMemPathSource::Env => write!(f, "env:{ENV_MEMORY_PATH_OVERRIDE}"),
+            AutoMemPathSource::ProjectDirName => write!(f, "env:{ENV_PROJECT_DIR_NAME}"),
             AutoMemPathSource::Settings(source) => write!(f, "settings:{source}"),
             AutoMemPathSource::Default => f.write_str("default"),
         }
@@ -346,8 +354,9 @@ impl PathResolver {
 }
 
 /// R4.3: the environment override, then `autoMemoryDirectory` from trusted
-/// settings (highest precedence first), then the default. Invalid overrides
-/// are warned about and skipped.
+/// settings (highest precedence first), then the folder under
+/// `<base>/projects/`: named by `CLAUDE_CODE_PROJECT_DIR_NAME`, else by the
+/// project root. Invalid overrides are warned about and skipped.
 fn auto_mem_path(
     env: &Environment,
     settings: &Settings,
@@ -382,11 +391,52 @@ fn auto_mem_path(
             )),
         }
     }
+    if let Some(path) = project_dir_name_path(env, base, warnings) {
+        return (path, AutoMemPathSource::ProjectDirName);
+    }
     let slug = project_slug(&project.canonical.to_string_lossy());
     (
         with_separator(base.join("projects").join(slug).join("memory")),
         AutoMemPathSource::Default,
     )
+}
+
+/// R4.3 step 3's override: `<base>/projects/$CLAUDE_CODE_PROJECT_DIR_NAME/memory/`
+/// when `CLAUDE_CONFIG_DIR` is set too, the name is one plain segment and
+/// the whole path passes R4.6. Anything else is warned about, and the
+/// sanitised project root names the folder instead.
+fn project_dir_name_path(
+    env: &Environment,
+    base: &Path,
+    warnings: &mut Vec<String>,
+) -> Option<PathBuf> {
+    let raw = env.raw_var(ENV_PROJECT_DIR_NAME)?;
+    if env.var(ENV_CONFIG_DIR).is_none() {
+        if raw.is_empty() {
+            return None;
+        }
+        // The reference agent reads the name only beside its own base
+        // folder; following it alone would split one project's memory.
+        warnings.push(format!(
+            "{ENV_PROJECT_DIR_NAME} is ignored without {ENV_CONFIG_DIR}; the project root names the folder"
+        ));
+        return None;
+    }
+    let name = match validate_project_dir_name(raw) {
+        Ok(name) => name,
+        Err(e) => {
+            warnings.push(format!("{ENV_PROJECT_DIR_NAME}: {e}; ignored"));
+            return None;
+        }
+    };
+    let path = base.join("projects").join(name).join("memory");
+    match validate_memory_path(&path.to_string_lossy(), false, env.home()) {
+        Ok(path) => Some(path),
+        Err(e) => {
+            warnings.push(format!("{ENV_PROJECT_DIR_NAME}: {e}; ignored"));
+            None
+        }
+    }
 }
 
 /// R4.8: team memory needs auto memory, and then `MEMDIR_TEAM=1` or

@@ -1,11 +1,15 @@
 //! The canonical project root (SPEC R4.4): every worktree of one
 //! repository maps to one project, found by reading git's files (`.git`
 //! files, `gitdir`, `commondir`, `core.worktree`) without running git.
+//! Every path here is canonical in the plain spelling
+//! ([`crate::strip_verbatim_prefix`]), so that a Windows project is named as
+//! the reference agent names it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::PathsError;
+use crate::canonical::canonicalize;
 
 /// What kind of folder the project is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +46,7 @@ pub struct ProjectRoots {
 /// `cwd` are resolved first, as the operating system reports the working
 /// directory physically.
 pub fn find_project_roots(cwd: &Path) -> Result<ProjectRoots, PathsError> {
-    let start = fs::canonicalize(cwd).map_err(|source| PathsError::ProjectDir {
+    let start = canonicalize(cwd).map_err(|source| PathsError::ProjectDir {
         path: cwd.to_owned(),
         source,
     })?;
@@ -83,10 +87,10 @@ fn follow_git_file(work_tree: &Path, dot_git: &Path) -> Option<(PathBuf, Option<
     let target = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("gitdir:"))?;
-    let git_dir = fs::canonicalize(work_tree.join(target.trim())).ok()?;
+    let git_dir = canonicalize(&work_tree.join(target.trim())).ok()?;
     let common = fs::read_to_string(git_dir.join("commondir"))
         .ok()
-        .and_then(|c| fs::canonicalize(git_dir.join(c.trim())).ok());
+        .and_then(|c| canonicalize(&git_dir.join(c.trim())).ok());
     Some((git_dir, common))
 }
 
@@ -137,7 +141,7 @@ fn main_root_from_common(common: &Path) -> PathBuf {
         return parent.to_owned();
     }
     if let Some(worktree) = core_worktree(common)
-        && let Ok(path) = fs::canonicalize(common.join(worktree))
+        && let Ok(path) = canonicalize(&common.join(worktree))
     {
         return path;
     }
@@ -207,7 +211,7 @@ mod tests {
 
     fn check(cwd: &Path, work_tree: &Path, canonical: &Path, kind: RootKind) {
         let r = find_project_roots(cwd).unwrap();
-        let real = |p: &Path| fs::canonicalize(p).unwrap();
+        let real = |p: &Path| canonicalize(p).unwrap();
         assert_eq!(
             r,
             roots(&real(work_tree), &real(canonical), kind),
@@ -321,7 +325,7 @@ mod tests {
     #[test]
     fn the_common_git_dir_of_each_layout() {
         let tmp = tempfile::tempdir().unwrap();
-        let main = fs::canonicalize(tmp.path()).unwrap().join("main");
+        let main = canonicalize(tmp.path()).unwrap().join("main");
         git_dir(&main.join(".git"));
         assert_eq!(git_common_dir(&main), Some(main.join(".git")));
         let wt_git = main.join(".git/worktrees/w");

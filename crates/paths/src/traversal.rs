@@ -284,6 +284,10 @@ struct RealFs;
 
 impl FsProbe for RealFs {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        // Kept verbatim on Windows (`\\?\C:\…`): containment compares two
+        // answers of this same call, and simplifying one but not the other
+        // (a long path stays verbatim) would make a file inside the team
+        // folder look outside it.
         std::fs::canonicalize(path)
     }
 

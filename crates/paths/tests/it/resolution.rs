@@ -445,3 +445,154 @@ fn real_git_worktrees_share_one_memory_folder() {
     assert_eq!(linked.project.work_tree, fs::canonicalize(&wt).unwrap());
     assert_eq!(linked.auto_mem_path, main.auto_mem_path);
 }
+
+/// R4.3 step 3: `CLAUDE_CODE_PROJECT_DIR_NAME` names the folder under
+/// `<base>/projects/` when `CLAUDE_CONFIG_DIR` is set too.
+mod project_dir_name {
+    use super::*;
+
+    const VAR: &str = "CLAUDE_CODE_PROJECT_DIR_NAME";
+
+    fn with_base(w: &World) -> (PathBuf, Environment) {
+        let base = w.home.join("cfg");
+        let env = w
+            .env()
+            .with_var("CLAUDE_CONFIG_DIR", base.to_string_lossy());
+        (base, env)
+    }
+
+    fn slug_memory(w: &World, base: &Path) -> PathBuf {
+        let slug = project_slug(&w.project.to_string_lossy());
+        PathBuf::from(format!("{}/projects/{slug}/memory/", base.display()))
+    }
+
+    #[test]
+    fn names_the_folder_with_the_config_dir() {
+        let w = World::new();
+        let (base, env) = with_base(&w);
+        let r = w.resolve(env.clone().with_var(VAR, "my-app"));
+        assert_eq!(
+            r.auto_mem_path,
+            PathBuf::from(format!("{}/projects/my-app/memory/", base.display()))
+        );
+        assert_eq!(r.auto_mem_path_source, AutoMemPathSource::ProjectDirName);
+        assert_eq!(
+            r.auto_mem_path_source.to_string(),
+            "env:CLAUDE_CODE_PROJECT_DIR_NAME"
+        );
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        // Team and entrypoint follow the folder.
+        assert!(
+            r.team_mem_path()
+                .starts_with(base.join("projects/my-app/memory/team"))
+        );
+        // Without the variable the sanitised project root names it.
+        let r = w.resolve(env);
+        assert_eq!(r.auto_mem_path, slug_memory(&w, &base));
+        assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Default);
+    }
+
+    #[test]
+    fn is_ignored_without_the_config_dir_and_says_so() {
+        let w = World::new();
+        let r = w.resolve(w.env().with_var(VAR, "my-app"));
+        assert_eq!(r.auto_mem_path, w.default_memory());
+        assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Default);
+        assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+        assert!(
+            r.warnings[0]
+                .starts_with("CLAUDE_CODE_PROJECT_DIR_NAME is ignored without CLAUDE_CONFIG_DIR"),
+            "{:?}",
+            r.warnings
+        );
+        // An empty value without the config dir is as good as unset.
+        let r = w.resolve(w.env().with_var(VAR, ""));
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn hostile_names_fall_through_with_a_warning_naming_the_variable() {
+        let w = World::new();
+        let (base, env) = with_base(&w);
+        let long = "n".repeat(256);
+        for (raw, why) in [
+            ("../x", "path separator"),
+            ("../../../../.ssh", "path separator"),
+            ("..\\..\\x", "path separator"),
+            ("a/b", "path separator"),
+            ("a\\b", "path separator"),
+            ("/etc", "path separator"),
+            (".", "is . or .."),
+            ("..", "is . or .."),
+            ("", "is empty"),
+            ("a\0b", "NUL byte"),
+            ("line\nbreak", "control character"),
+            (long.as_str(), "longer than 255 bytes"),
+        ] {
+            let r = w.resolve(env.clone().with_var(VAR, raw));
+            assert_eq!(r.auto_mem_path, slug_memory(&w, &base), "{raw:?}");
+            assert_eq!(
+                r.auto_mem_path_source,
+                AutoMemPathSource::Default,
+                "{raw:?}"
+            );
+            assert!(
+                r.auto_mem_path.starts_with(base.join("projects")),
+                "{raw:?}"
+            );
+            assert_eq!(r.warnings.len(), 1, "{raw:?}: {:?}", r.warnings);
+            let warning = &r.warnings[0];
+            assert!(
+                warning.starts_with("CLAUDE_CODE_PROJECT_DIR_NAME: project folder name "),
+                "{raw:?}: {warning}"
+            );
+            assert!(warning.contains(why), "{raw:?}: {warning}");
+            assert!(warning.ends_with("; ignored"), "{raw:?}: {warning}");
+            assert!(
+                !warning.contains('\0') && !warning.contains('\n'),
+                "{warning:?}"
+            );
+            assert!(warning.len() < 300, "{warning}");
+        }
+    }
+
+    #[test]
+    fn the_whole_folder_passes_the_memory_path_rules() {
+        let w = World::new();
+        // A relative config dir makes a relative folder: refused by R4.6.
+        let env = w
+            .env()
+            .with_var("CLAUDE_CONFIG_DIR", "relative-cfg")
+            .with_var(VAR, "my-app");
+        let r = w.resolve(env);
+        assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Default);
+        assert!(
+            r.warnings.iter().any(|m| m.starts_with(
+                "CLAUDE_CODE_PROJECT_DIR_NAME: memory path \"relative-cfg/projects/my-app/memory\" rejected: it is not absolute"
+            )),
+            "{:?}",
+            r.warnings
+        );
+    }
+
+    #[test]
+    fn higher_rules_still_win() {
+        let w = World::new();
+        let (_, env) = with_base(&w);
+        let env = env.with_var(VAR, "my-app");
+        let r = w.resolve(
+            env.clone()
+                .with_var("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "/srv/mem-env"),
+        );
+        assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Env);
+        write(
+            &w.home.join("cfg/settings.json"),
+            r#"{"autoMemoryDirectory": "/srv/mem-user"}"#,
+        );
+        let r = w.resolve(env);
+        assert_eq!(
+            r.auto_mem_path_source,
+            AutoMemPathSource::Settings(SettingsSource::User)
+        );
+    }
+}
