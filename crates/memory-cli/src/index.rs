@@ -31,6 +31,9 @@ pub(crate) enum IndexCommand {
     Check {
         /// The MEMORY.md to check; its folder is the memory folder linted
         /// against [default: the project's auto memory MEMORY.md].
+        /// A FILE that starts with '-' is taken as it is; put -- before one
+        /// that looks like an option (`-- --json`).
+        #[arg(allow_hyphen_values = true)]
         file: Option<PathBuf>,
     },
     /// Print a MEMORY.md exactly as it is injected into the prompt: trimmed,
@@ -39,6 +42,9 @@ pub(crate) enum IndexCommand {
     Show {
         /// The MEMORY.md to show [default: the project's auto memory
         /// MEMORY.md].
+        /// A FILE that starts with '-' is taken as it is; put -- before one
+        /// that looks like an option (`-- --json`).
+        #[arg(allow_hyphen_values = true)]
         file: Option<PathBuf>,
     },
     /// Repair a memory folder after interrupted writes: give every memory
@@ -57,6 +63,9 @@ pub(crate) enum IndexCommand {
     Fix {
         /// The MEMORY.md of the folder to repair; it need not exist yet
         /// [default: the project's auto memory MEMORY.md].
+        /// A FILE that starts with '-' is taken as it is; put -- before one
+        /// that looks like an option (`-- --json`).
+        #[arg(allow_hyphen_values = true)]
         file: Option<PathBuf>,
     },
 }

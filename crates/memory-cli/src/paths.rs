@@ -20,8 +20,9 @@ use crate::output::{print, print_json};
     teamEnabledBy, teamMemPath, dailyLogPath, projectRoot, workTree, memoryBase, warnings}\n\n\
     Sources: enabledBy is env:<VAR>, settings:<user|project|local|flag|managed> or default; \
     autoMemPathSource is flag:--memory-dir, env:CLAUDE_COWORK_MEMORY_PATH_OVERRIDE, \
-    settings:<source> or default. autoMemoryDirectory is never taken from the committed \
-    .claude/settings.json."
+    settings:<source>, env:CLAUDE_CODE_PROJECT_DIR_NAME (the folder name under \
+    <base>/projects/, read only with CLAUDE_CONFIG_DIR) or default (the sanitised project \
+    root). autoMemoryDirectory is never taken from the committed .claude/settings.json."
 )]
 pub(crate) struct PathsArgs {
     #[command(subcommand)]
@@ -38,7 +39,10 @@ enum PathsCommand {
         reason, code}"
     )]
     CheckKey {
-        /// The key, a `/`-separated path relative to the team folder.
+        /// The key, a `/`-separated path relative to the team folder. A KEY
+        /// that starts with '-' is taken as it is (`check-key -dash.md`); put
+        /// -- before one that looks like an option (`check-key -- --json`).
+        #[arg(allow_hyphen_values = true)]
         key: String,
         /// The team folder [default: the project's <auto memory>/team/].
         #[arg(long, value_name = "DIR")]
@@ -53,6 +57,9 @@ enum PathsCommand {
     )]
     CheckWrite {
         /// The path (relative paths are relative to the working directory).
+        /// A PATH that starts with '-' is taken as it is; put -- before one
+        /// that looks like an option (`check-write -- --json`).
+        #[arg(allow_hyphen_values = true)]
         path: PathBuf,
         /// The team folder [default: the project's <auto memory>/team/].
         #[arg(long, value_name = "DIR")]

@@ -24,7 +24,10 @@ use crate::output::{print, print_json};
     without them, or when the model fails, the local selector answers and a note says why."
 )]
 pub(crate) struct RecallArgs {
-    /// The request to find memories for.
+    /// The request to find memories for. A QUERY that starts with '-' is
+    /// taken as it is (`recall '-v flag'`); put -- before one that looks
+    /// like an option (`recall -- --json`).
+    #[arg(allow_hyphen_values = true)]
     query: String,
     /// A memory already shown in this conversation (its path, or its name
     /// relative to the memory folder); may be repeated.

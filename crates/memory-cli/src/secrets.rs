@@ -33,7 +33,10 @@ pub(crate) enum SecretsCommand {
         byte offsets of the secret in its file (file is absent for stdin)."
     )]
     Scan {
-        /// Files or folders to scan; `-` reads stdin.
+        /// Files or folders to scan; `-` reads stdin. An input that starts
+        /// with '-' needs -- before the inputs, options first (`scan --json
+        /// -- -notes.txt`), or a `./` (`./-notes.txt`): options may follow
+        /// the inputs, so such a name is not taken as an input on its own.
         #[arg(value_name = "FILE|-", default_value = "-")]
         inputs: Vec<PathBuf>,
         /// A gitleaks configuration file: its rules replace the built-in
@@ -45,8 +48,10 @@ pub(crate) enum SecretsCommand {
     /// `[REDACTED:<rule-id>]`. Redaction repeats until the output scans
     /// clean: replacing one secret can bring another to light.
     Redact {
-        /// The file, or `-` for stdin.
-        #[arg(value_name = "FILE|-", default_value = "-")]
+        /// The file, or `-` for stdin. A FILE that starts with '-' is taken
+        /// as it is; put -- before one that looks like an option
+        /// (`redact -- --json`).
+        #[arg(value_name = "FILE|-", default_value = "-", allow_hyphen_values = true)]
         input: PathBuf,
         /// A gitleaks configuration file, as for `scan`.
         #[arg(long, value_name = "FILE")]

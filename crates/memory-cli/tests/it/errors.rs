@@ -39,8 +39,10 @@ fn a_folder_instead_of_a_file() {
 
 #[test]
 fn usage_errors() {
+    // After FILE: before it, `--no-such` would be a file name (a FILE may
+    // start with '-').
     check(
-        &["index", "check", "--no-such"],
+        &["index", "check", "MEMORY.md", "--no-such"],
         2,
         "memdir index check --help",
     );

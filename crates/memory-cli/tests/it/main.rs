@@ -5,8 +5,10 @@
 mod bounded;
 mod errors;
 mod golden;
+mod leading_dash;
 mod memories;
 mod paths;
+mod project_dir_name;
 mod readme;
 mod secrets;
 mod serve;
@@ -35,8 +37,9 @@ where
 }
 
 /// Variables that steer memdir; tests start without any of them.
-const MEMDIR_VARS: [&str; 8] = [
+const MEMDIR_VARS: [&str; 9] = [
     "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+    "CLAUDE_CODE_PROJECT_DIR_NAME",
     "CLAUDE_CODE_SIMPLE",
     "CLAUDE_CODE_REMOTE",
     "CLAUDE_CODE_REMOTE_MEMORY_DIR",
