@@ -4,17 +4,24 @@ use memdir_entrypoint::{
     FolderListing, IndexEntry, LintKind, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, decode_index,
     lint_index, remove_entry, truncate_entrypoint_content, upsert_entry,
 };
-use memdir_memtypes::{Header, MemoryType, parse_memory, parse_memory_str, render_memory};
+use memdir_memtypes::{
+    Header, MemoryType, parse_iso_time, parse_memory, parse_memory_str, render_memory,
+    update_memory,
+};
 
 /// Reading any bytes as a memory, and writing back what was read: the
 /// rendering reads back as the same header and body, cleanly. A header of
-/// any strings round-trips the same way.
+/// any strings round-trips the same way. Updating the file in its own
+/// shape (SPEC R2.5) with what was read, or with that header and a write
+/// time, reads back as what was written, in the shape the file had.
 pub(crate) fn frontmatter(data: &[u8]) {
     let parsed = parse_memory(data);
     for d in &parsed.diagnostics {
         assert!(!d.to_string().is_empty());
     }
     round_trip(&parsed.header, &parsed.body);
+    let text = String::from_utf8_lossy(data);
+    update_round_trip(&text, &parsed.header, None, &parsed.body);
     let [name, description, kind, body] =
         <[String; 4]>::try_from(crate::fields(data, 4)).expect("fields returns four");
     let header = Header {
@@ -23,6 +30,23 @@ pub(crate) fn frontmatter(data: &[u8]) {
         memory_type: kind.parse::<MemoryType>().ok(),
     };
     round_trip(&header, &body);
+    update_round_trip(&text, &header, Some("2026-03-05T09:30:00.5Z"), &body);
+    update_round_trip(&text, &Header::default(), None, "");
+}
+
+/// `modified` is the write time to record, as ISO 8601 text.
+fn update_round_trip(original: &str, header: &Header, modified: Option<&str>, body: &str) {
+    let modified = modified.map(|t| parse_iso_time(t).expect("a valid time"));
+    let before = parse_memory_str(original);
+    let updated = update_memory(original, header, modified, body);
+    let back = parse_memory_str(&updated);
+    assert_eq!(&back.header, header, "header changed through {updated:?}");
+    assert_eq!(back.body, body, "body changed through {updated:?}");
+    assert_eq!(back.modified, modified.or(before.modified), "{updated:?}");
+    assert_eq!(
+        back.shape, before.shape,
+        "shape changed through {updated:?}"
+    );
 }
 
 fn round_trip(header: &Header, body: &str) {

@@ -1,10 +1,14 @@
 //! How old a memory is, and the warning that goes with an old one
 //! (SPEC R6.5).
 //!
-//! All functions are pure: they take the memory's modification time and
-//! "now", both in milliseconds since the Unix epoch, so that they can be
-//! tested without a clock. Callers pass `SystemTime::now()` converted with
-//! [`unix_millis`].
+//! All functions are pure: they take the memory's time and "now", both in
+//! milliseconds since the Unix epoch, so that they can be tested without a
+//! clock. Callers pass `SystemTime::now()` converted with [`unix_millis`].
+//!
+//! A memory's time is [`effective_time_ms`]: the `modified` its frontmatter
+//! records when that is valid, else the file's mtime (SPEC R2.5). Every
+//! caller that sorts memories, shows their time or judges their age uses
+//! that one rule.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -17,6 +21,30 @@ pub fn unix_millis(time: SystemTime) -> i64 {
     match time.duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
         Err(e) => i64::try_from(e.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
+    }
+}
+
+/// A memory's time for freshness, sorting and display (SPEC R2.5, R6.5):
+/// the frontmatter's valid `modified` when there is one, capped at `now_ms`
+/// (a write time in the future counts as now), else the file's mtime.
+///
+/// The recorded time wins because a synced or cloned folder's mtimes are
+/// checkout times, while `modified` is when the memory was written.
+///
+/// ```
+/// use memdir_memtypes::effective_time_ms;
+/// let written: jiff::Timestamp = "2026-03-05T09:30:00Z".parse().unwrap();
+/// let (mtime, now) = (1_800_000_000_000, 1_800_000_100_000);
+/// assert_eq!(effective_time_ms(Some(written), mtime, now), written.as_millisecond());
+/// assert_eq!(effective_time_ms(None, mtime, now), mtime);
+/// let future: jiff::Timestamp = "2099-01-01T00:00:00Z".parse().unwrap();
+/// assert_eq!(effective_time_ms(Some(future), mtime, now), now);
+/// ```
+#[must_use]
+pub fn effective_time_ms(modified: Option<jiff::Timestamp>, mtime_ms: i64, now_ms: i64) -> i64 {
+    match modified {
+        Some(time) => time.as_millisecond().min(now_ms),
+        None => mtime_ms,
     }
 }
 
@@ -114,6 +142,33 @@ mod tests {
         let note = memory_freshness_note(NOW - 2 * DAY, NOW);
         assert!(note.starts_with("<system-reminder>This memory is 2 days old."));
         assert!(note.ends_with("as fact.</system-reminder>"));
+    }
+
+    #[test]
+    fn effective_time_prefers_a_recorded_past_time_and_caps_a_future_one() {
+        let at = |ms: i64| jiff::Timestamp::from_millisecond(ms).unwrap();
+        let mtime = NOW - DAY;
+        // A cloned folder: mtime is the checkout, `modified` the write.
+        assert_eq!(
+            effective_time_ms(Some(at(NOW - 40 * DAY)), mtime, NOW),
+            NOW - 40 * DAY
+        );
+        assert_eq!(
+            memory_age(effective_time_ms(Some(at(NOW - 40 * DAY)), mtime, NOW), NOW),
+            "40 days ago"
+        );
+        // Later than the mtime is fine too (a clock ahead on the writer).
+        assert_eq!(
+            effective_time_ms(Some(at(NOW - 1)), NOW - 5 * DAY, NOW),
+            NOW - 1
+        );
+        assert_eq!(effective_time_ms(Some(at(NOW + 3 * DAY)), mtime, NOW), NOW);
+        assert_eq!(effective_time_ms(None, mtime, NOW), mtime);
+        // Nothing recorded and an mtime in the future: the age rule caps it.
+        assert_eq!(
+            memory_age(effective_time_ms(None, NOW + DAY, NOW), NOW),
+            "today"
+        );
     }
 
     #[test]

@@ -6,11 +6,14 @@
 //!   — the unrelated classification of where an instruction or memory file
 //!   comes from.
 //! - [`parse_memory`] / [`render_memory`] — YAML frontmatter read tolerantly
-//!   into a [`Header`] plus [`Diagnostic`]s, and written back so that it
-//!   reads the same.
-//! - [`memory_age_days`], [`memory_age`], [`memory_freshness_text`],
-//!   [`memory_freshness_note`] — pure functions of a modification time and
-//!   "now".
+//!   into a [`Header`] plus [`Diagnostic`]s, in either [`FrontmatterShape`]
+//!   (flat R2.1 keys, or the reference agent's nested `metadata:` block with
+//!   its `modified` time), and a new memory written in the flat shape so
+//!   that it reads the same. [`update_memory`] rewrites an existing file
+//!   in the shape it has, keeping the keys memdir does not know.
+//! - [`effective_time_ms`] — a memory's time: its valid `modified`, else its
+//!   mtime. [`memory_age_days`], [`memory_age`], [`memory_freshness_text`],
+//!   [`memory_freshness_note`] — pure functions of that time and "now".
 //! - [`atomic_write`] — the one atomic file write that every memdir crate
 //!   uses, and [`read_regular_file`], the bounded read of a regular file
 //!   (never a FIFO or a device). They are the only code in this crate that
@@ -39,10 +42,12 @@ mod types;
 
 pub use atomic::{AtomicWriteError, TEMP_PREFIX, TEMP_SUFFIX, atomic_write, is_temp_file_name};
 pub use freshness::{
-    memory_age, memory_age_days, memory_freshness_note, memory_freshness_text, unix_millis,
+    effective_time_ms, memory_age, memory_age_days, memory_freshness_note, memory_freshness_text,
+    unix_millis,
 };
 pub use frontmatter::{
-    Diagnostic, Header, ParsedMemory, parse_memory, parse_memory_str, render_memory,
+    Diagnostic, FrontmatterShape, Header, ParsedMemory, parse_iso_time, parse_memory,
+    parse_memory_str, render_memory, update_memory,
 };
 pub use read::{ReadError, not_a_file, open_nonblocking, read_regular_file, read_regular_from};
 pub use types::{MemoryFileSource, MemoryType, Scope, UnknownMemoryType};

@@ -5,12 +5,15 @@
 //! - [`scan_memory_dir`] — every `*.md` below the folder except each
 //!   folder's `MEMORY.md`, at most [`FRONTMATTER_MAX_LINES`] lines read per
 //!   file, the modification time taken from the same open file, newest
-//!   first, at most [`MAX_MEMORY_FILES`]. With more files than that, all
-//!   are stat'ed and only the newest are read. Cancellable through a
+//!   first, at most [`MAX_MEMORY_FILES`] readable ones. With more files
+//!   than that, all are stat'ed and only the newest are read; a file that
+//!   cannot be read gives its place to the next. Cancellable through a
 //!   [`CancelToken`]; never fails because of one file.
-//! - [`MemoryHeader`] — what a scan knows of a memory.
+//! - [`MemoryHeader`] — what a scan knows of a memory. Its time is the
+//!   memory's effective time (SPEC R2.5): the `modified` its frontmatter
+//!   records, in either frontmatter shape, else the file's mtime.
 //! - [`format_manifest`] — one line per memory:
-//!   `- [type] filename (ISO-8601 UTC mtime): description`.
+//!   `- [type] filename (ISO-8601 UTC time): description`.
 //!
 //! ```
 //! use memdir_scan::{scan_memory_dir, format_manifest, CancelToken, ScanOptions};
@@ -55,13 +58,20 @@ pub struct MemoryHeader {
     pub filename: String,
     /// The full path.
     pub file_path: PathBuf,
-    /// Modification time, milliseconds since the Unix epoch.
+    /// The memory's time, milliseconds since the Unix epoch: the valid
+    /// `modified` its frontmatter records (capped at the scan's "now"), else
+    /// the file's modification time — see
+    /// [`effective_time_ms`](memdir_memtypes::effective_time_ms). It is the
+    /// one time of a memory: the scan's order, the manifest and every age
+    /// shown are judged by it (SPEC R2.5, R6.5), because a synced or cloned
+    /// folder's mtimes are checkout times. The field keeps R5.1's name.
     pub mtime_ms: i64,
     /// The frontmatter `name`, if any.
     pub name: Option<String>,
     /// The frontmatter `description`, if any.
     pub description: Option<String>,
-    /// The memory type, if the frontmatter names a valid one.
+    /// The memory type, if the frontmatter names a valid one (top-level, or
+    /// under the reference agent's `metadata:` block).
     pub memory_type: Option<MemoryType>,
     /// The part of the body within the lines read: weaker evidence of what
     /// the memory is about than its name and description.
@@ -78,6 +88,10 @@ pub struct ScanOptions {
     /// Subfolders (relative, `/`-separated) that are not scanned, such as
     /// `team` when scanning the private scope in combined mode.
     pub exclude: Vec<String>,
+    /// "Now" in milliseconds since the Unix epoch: a `modified` time later
+    /// than this counts as this. `None` reads the clock when the scan
+    /// starts; tests and golden files pass a fixed time.
+    pub now_ms: Option<i64>,
 }
 
 impl Default for ScanOptions {
@@ -86,6 +100,7 @@ impl Default for ScanOptions {
             max_files: MAX_MEMORY_FILES,
             max_lines: FRONTMATTER_MAX_LINES,
             exclude: Vec::new(),
+            now_ms: None,
         }
     }
 }

@@ -8,6 +8,12 @@ use crate::MemoryHeader;
 /// description`, leaving out `[type] ` for an untyped memory and
 /// `: description` when there is none.
 ///
+/// The time is [`MemoryHeader::mtime_ms`], the memory's effective time
+/// (its recorded `modified`, else its mtime): R5.4 names the mtime, but the
+/// manifest's time is there for a model to judge how stale a memory is,
+/// which is freshness in R2.5's sense, and a cloned folder's mtimes would
+/// show every memory as written at checkout.
+///
 /// ```
 /// use memdir_scan::{format_manifest, MemoryHeader};
 /// let m = MemoryHeader {

@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use memdir_memtypes::{ENTRYPOINT_NAME, not_a_file, parse_memory, unix_millis};
+use memdir_memtypes::{ENTRYPOINT_NAME, effective_time_ms, not_a_file, parse_memory, unix_millis};
 
 use crate::open::Folders;
 use crate::{
@@ -57,8 +57,34 @@ pub fn scan_memory_dir(
         return Ok(scan);
     }
 
-    // With more files than the cap, stat them all and read only the newest.
-    // Otherwise one pass: the open file gives both the lines and the mtime.
+    let now_ms = options
+        .now_ms
+        .unwrap_or_else(|| unix_millis(std::time::SystemTime::now()));
+    let reader = Reader {
+        folders: &folders,
+        max_lines: options.max_lines,
+        now_ms,
+        cancel,
+    };
+
+    // Which files are read, and in which order they are listed, are two
+    // choices (SPEC R5.3 with R2.5):
+    //
+    // - Which: with more files than the cap, all are stat'ed and the newest
+    //   by file mtime are read, as R5.3 says. A `modified` time is only
+    //   known once a file is read, and reading every file to pick the
+    //   newest would undo the cap's point, which is to bound the reads.
+    //   A file among them that cannot be read (binary, unreadable, a link
+    //   to a FIFO, vanished) is reported and the next newest is read in its
+    //   place, so the scan holds the cap's number of *readable* memories
+    //   whenever the folder has that many.
+    // - Order: newest first by each memory's effective time (its recorded
+    //   `modified`, else its mtime), the time the manifest shows and ages
+    //   are judged by, so that the list reads newest first by the times it
+    //   shows. Ties go by file name, so the order is deterministic.
+    //
+    // With at most the cap's number of files, one pass: the open file gives
+    // both the lines and the mtime.
     if candidates.len() > options.max_files {
         let mut stamped: Vec<(i64, Candidate)> = Vec::with_capacity(candidates.len());
         for c in candidates {
@@ -68,13 +94,18 @@ pub fn scan_memory_dir(
             }
         }
         stamped.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.filename.cmp(&b.1.filename)));
-        candidates = stamped
-            .into_iter()
-            .take(options.max_files)
-            .map(|(_, c)| c)
-            .collect();
+        let mut newest_first = stamped.into_iter().map(|(_, c)| c);
+        while !scan.cancelled {
+            let missing = options.max_files - scan.memories.len().min(options.max_files);
+            let batch: Vec<Candidate> = newest_first.by_ref().take(missing).collect();
+            if batch.is_empty() {
+                break;
+            }
+            reader.read_all(batch, &mut scan);
+        }
+    } else {
+        reader.read_all(candidates, &mut scan);
     }
-    read_all(candidates, &folders, options.max_lines, cancel, &mut scan);
     scan.memories.sort_by(|a, b| {
         b.mtime_ms
             .cmp(&a.mtime_ms)
@@ -84,66 +115,71 @@ pub fn scan_memory_dir(
     Ok(scan)
 }
 
+/// What every read of one scan shares.
+struct Reader<'a> {
+    folders: &'a Folders,
+    max_lines: usize,
+    /// The time a `modified` in the future counts as.
+    now_ms: i64,
+    cancel: &'a CancelToken,
+}
+
 /// Below this many files, reading on one thread is as fast as splitting.
 const PARALLEL_THRESHOLD: usize = 32;
 
-/// Reads the candidates' headers, on several threads when there are many:
-/// opening and reading files is most of a scan's time, and the cores would
-/// otherwise wait on each other's system calls. Results keep the
-/// candidates' order, so diagnostics are deterministic.
-fn read_all(
-    candidates: Vec<Candidate>,
-    folders: &Folders,
-    max_lines: usize,
-    cancel: &CancelToken,
-    scan: &mut Scan,
-) {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(4);
-    let read_chunk = |chunk: Vec<Candidate>| {
-        let mut headers = Vec::with_capacity(chunk.len());
-        let mut diagnostics = Vec::new();
-        let mut cancelled = false;
-        for c in chunk {
-            if cancel.is_cancelled() {
-                cancelled = true;
-                break;
+impl Reader<'_> {
+    /// Reads the candidates' headers, on several threads when there are many:
+    /// opening and reading files is most of a scan's time, and the cores would
+    /// otherwise wait on each other's system calls. Results keep the
+    /// candidates' order, so diagnostics are deterministic.
+    fn read_all(&self, candidates: Vec<Candidate>, scan: &mut Scan) {
+        let workers = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(4);
+        let read_chunk = |chunk: Vec<Candidate>| {
+            let mut headers = Vec::with_capacity(chunk.len());
+            let mut diagnostics = Vec::new();
+            let mut cancelled = false;
+            for c in chunk {
+                if self.cancel.is_cancelled() {
+                    cancelled = true;
+                    break;
+                }
+                headers.extend(self.read_header(c, &mut diagnostics));
             }
-            headers.extend(read_header(c, folders, max_lines, &mut diagnostics));
-        }
-        (headers, diagnostics, cancelled)
-    };
-    let results = if workers < 2 || candidates.len() < PARALLEL_THRESHOLD {
-        vec![read_chunk(candidates)]
-    } else {
-        let per = candidates.len().div_ceil(workers);
-        let mut chunks = Vec::with_capacity(workers);
-        let mut rest = candidates;
-        while rest.len() > per {
-            let tail = rest.split_off(per);
+            (headers, diagnostics, cancelled)
+        };
+        let results = if workers < 2 || candidates.len() < PARALLEL_THRESHOLD {
+            vec![read_chunk(candidates)]
+        } else {
+            let per = candidates.len().div_ceil(workers);
+            let mut chunks = Vec::with_capacity(workers);
+            let mut rest = candidates;
+            while rest.len() > per {
+                let tail = rest.split_off(per);
+                chunks.push(rest);
+                rest = tail;
+            }
             chunks.push(rest);
-            rest = tail;
+            std::thread::scope(|s| {
+                let handles: Vec<_> = chunks
+                    .into_iter()
+                    .map(|chunk| s.spawn(|| read_chunk(chunk)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    })
+                    .collect()
+            })
+        };
+        for (headers, diagnostics, cancelled) in results {
+            scan.memories.extend(headers);
+            scan.diagnostics.extend(diagnostics);
+            scan.cancelled |= cancelled;
         }
-        chunks.push(rest);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = chunks
-                .into_iter()
-                .map(|chunk| s.spawn(|| read_chunk(chunk)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        })
-    };
-    for (headers, diagnostics, cancelled) in results {
-        scan.memories.extend(headers);
-        scan.diagnostics.extend(diagnostics);
-        scan.cancelled |= cancelled;
     }
 }
 
@@ -311,85 +347,87 @@ fn io_diagnostic(path: &Path, e: &io::Error) -> ScanDiagnostic {
     }
 }
 
-/// Opens a memory file without blocking, checks on the open descriptor
-/// that it is a regular file (it may have been swapped for a FIFO since it
-/// was listed), takes its mtime from the open file and reads at most
-/// `max_lines` lines (and [`MAX_HEAD_BYTES`] bytes) of it.
-fn read_header(
-    c: Candidate,
-    folders: &Folders,
-    max_lines: usize,
-    diagnostics: &mut Vec<ScanDiagnostic>,
-) -> Option<MemoryHeader> {
-    let name = c.filename.rsplit('/').next().unwrap_or(&c.filename);
-    let mut file = match folders.open(c.folder, name, &c.path) {
-        Ok(file) => file,
-        Err(e) => {
-            // Opening a socket fails (ENXIO); name what it is rather than
-            // the error's obscure text.
-            let kind = fs::metadata(&c.path).ok().and_then(|m| not_a_file(&m));
-            diagnostics.push(match kind {
-                Some(kind) => not_a_file_diagnostic(c.path, kind),
-                None => io_diagnostic(&c.path, &e),
-            });
+impl Reader<'_> {
+    /// Opens a memory file without blocking, checks on the open descriptor
+    /// that it is a regular file (it may have been swapped for a FIFO since it
+    /// was listed), takes its mtime from the open file and reads at most
+    /// `max_lines` lines (and [`MAX_HEAD_BYTES`] bytes) of it.
+    fn read_header(
+        &self,
+        c: Candidate,
+        diagnostics: &mut Vec<ScanDiagnostic>,
+    ) -> Option<MemoryHeader> {
+        let (folders, max_lines) = (self.folders, self.max_lines);
+        let name = c.filename.rsplit('/').next().unwrap_or(&c.filename);
+        let mut file = match folders.open(c.folder, name, &c.path) {
+            Ok(file) => file,
+            Err(e) => {
+                // Opening a socket fails (ENXIO); name what it is rather than
+                // the error's obscure text.
+                let kind = fs::metadata(&c.path).ok().and_then(|m| not_a_file(&m));
+                diagnostics.push(match kind {
+                    Some(kind) => not_a_file_diagnostic(c.path, kind),
+                    None => io_diagnostic(&c.path, &e),
+                });
+                return None;
+            }
+        };
+        let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(&c.path, e));
+        let meta = match file.metadata() {
+            Ok(meta) => meta,
+            Err(e) => {
+                fail(&e);
+                return None;
+            }
+        };
+        if let Some(kind) = not_a_file(&meta) {
+            diagnostics.push(not_a_file_diagnostic(c.path, kind));
             return None;
         }
-    };
-    let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(&c.path, e));
-    let meta = match file.metadata() {
-        Ok(meta) => meta,
-        Err(e) => {
-            fail(&e);
-            return None;
-        }
-    };
-    if let Some(kind) = not_a_file(&meta) {
-        diagnostics.push(not_a_file_diagnostic(c.path, kind));
-        return None;
-    }
-    let mtime_ms = match meta.modified() {
-        Ok(t) => unix_millis(t),
-        Err(e) => {
-            fail(&e);
-            return None;
-        }
-    };
-    let head = match read_head(&mut file, meta.len(), max_lines) {
-        Ok(head) => head,
-        Err(e) => {
-            fail(&e);
-            return None;
-        }
-    };
-    if head.contains(&0) {
-        diagnostics.push(ScanDiagnostic {
-            path: c.path,
-            kind: DiagnosticKind::Binary,
-        });
-        return None;
-    }
-    let parsed = parse_memory(&head);
-    for d in parsed.diagnostics {
-        // A frontmatter block longer than the lines read looks unclosed; that
-        // is the cost of reading only the head, not a fault of the file.
-        let cut_short = matches!(d, memdir_memtypes::Diagnostic::UnclosedFrontmatter)
-            && head.split(|&b| b == b'\n').count() > max_lines;
-        if !cut_short {
+        let mtime_ms = match meta.modified() {
+            Ok(t) => unix_millis(t),
+            Err(e) => {
+                fail(&e);
+                return None;
+            }
+        };
+        let head = match read_head(&mut file, meta.len(), max_lines) {
+            Ok(head) => head,
+            Err(e) => {
+                fail(&e);
+                return None;
+            }
+        };
+        if head.contains(&0) {
             diagnostics.push(ScanDiagnostic {
-                path: c.path.clone(),
-                kind: DiagnosticKind::Frontmatter(d),
+                path: c.path,
+                kind: DiagnosticKind::Binary,
             });
+            return None;
         }
+        let parsed = parse_memory(&head);
+        for d in parsed.diagnostics {
+            // A frontmatter block longer than the lines read looks unclosed; that
+            // is the cost of reading only the head, not a fault of the file.
+            let cut_short = matches!(d, memdir_memtypes::Diagnostic::UnclosedFrontmatter)
+                && head.split(|&b| b == b'\n').count() > max_lines;
+            if !cut_short {
+                diagnostics.push(ScanDiagnostic {
+                    path: c.path.clone(),
+                    kind: DiagnosticKind::Frontmatter(d),
+                });
+            }
+        }
+        Some(MemoryHeader {
+            filename: c.filename,
+            file_path: c.path,
+            mtime_ms: effective_time_ms(parsed.modified, mtime_ms, self.now_ms),
+            name: parsed.header.name,
+            description: parsed.header.description,
+            memory_type: parsed.header.memory_type,
+            body_head: parsed.body,
+        })
     }
-    Some(MemoryHeader {
-        filename: c.filename,
-        file_path: c.path,
-        mtime_ms,
-        name: parsed.header.name,
-        description: parsed.header.description,
-        memory_type: parsed.header.memory_type,
-        body_head: parsed.body,
-    })
 }
 
 /// Reads the first `max_lines` lines of a file whose size is `len`: one
@@ -432,6 +470,15 @@ fn read_head(file: &mut File, len: u64, max_lines: usize) -> io::Result<Vec<u8>>
 mod tests {
     use super::*;
 
+    fn reader<'a>(folders: &'a Folders, cancel: &'a CancelToken) -> Reader<'a> {
+        Reader {
+            folders,
+            max_lines: 30,
+            now_ms: 0,
+            cancel,
+        }
+    }
+
     fn read(path: &Path) -> (Option<MemoryHeader>, Vec<ScanDiagnostic>) {
         let mut diags = Vec::new();
         let c = Candidate {
@@ -439,7 +486,11 @@ mod tests {
             path: path.to_owned(),
             folder: 0,
         };
-        (read_header(c, &Folders::default(), 30, &mut diags), diags)
+        let folders = Folders::default();
+        (
+            reader(&folders, &CancelToken::new()).read_header(c, &mut diags),
+            diags,
+        )
     }
 
     #[test]
@@ -504,7 +555,11 @@ mod tests {
             folder,
         };
         let mut diags = Vec::new();
-        assert!(read_header(c, &folders, 30, &mut diags).is_none());
+        assert!(
+            reader(&folders, &CancelToken::new())
+                .read_header(c, &mut diags)
+                .is_none()
+        );
         assert_skipped_as(&diags, &fifo, "a FIFO");
     }
 

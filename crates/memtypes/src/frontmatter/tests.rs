@@ -257,3 +257,174 @@ fn render_then_parse_round_trips_awkward_values() {
         assert!(back.diagnostics.is_empty(), "{:?}", back.diagnostics);
     }
 }
+
+/// The reference agent's nested shape (R2.5): `type` and `modified` under
+/// `metadata:`, beside keys memdir does not use.
+#[test]
+fn nested_metadata_shape() {
+    let parsed = parse_memory(
+        b"---\nname: no-db-mocking\ndescription: \"Integration tests: real database\"\nmetadata:\n  node_type: memory\n  type: feedback\n  originSessionId: 4b1e6a0c\n  modified: 2026-03-05T09:30:00.000Z\n---\nBody\n",
+    );
+    assert_eq!(parsed.shape, FrontmatterShape::Nested);
+    assert_eq!(parsed.header.name.as_deref(), Some("no-db-mocking"));
+    assert_eq!(
+        parsed.header.description.as_deref(),
+        Some("Integration tests: real database")
+    );
+    assert_eq!(parsed.header.memory_type, Some(MemoryType::Feedback));
+    assert_eq!(
+        parsed.modified.map(|t| t.to_string()).as_deref(),
+        Some("2026-03-05T09:30:00Z")
+    );
+    assert_eq!(
+        parsed.unknown_keys,
+        ["metadata.node_type", "metadata.originSessionId"]
+    );
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    // Everything nested, even name and description.
+    check(
+        b"---\nmetadata:\n  name: n\n  description: d\n  type: user\n---\n",
+        Some("n"),
+        Some("d"),
+        Some(MemoryType::User),
+        "",
+        &[],
+    );
+}
+
+#[test]
+fn a_top_level_key_wins_over_its_nested_twin() {
+    let parsed = parse_memory(
+        b"---\nname: top\ntype: project\nmetadata:\n  name: inner\n  type: feedback\n  description: inner d\n---\n",
+    );
+    assert_eq!(parsed.header.name.as_deref(), Some("top"));
+    assert_eq!(parsed.header.memory_type, Some(MemoryType::Project));
+    assert_eq!(parsed.header.description.as_deref(), Some("inner d"));
+    // A top-level value that gives nothing leaves the nested one to count.
+    check(
+        b"---\ntype: Feedback\nmetadata:\n  type: feedback\n---\n",
+        None,
+        None,
+        Some(MemoryType::Feedback),
+        "",
+        &[
+            "unknown memory type \"Feedback\" (expected user, feedback, project or reference); treated as untyped",
+        ],
+    );
+    check(
+        b"---\nmetadata:\n  type: [a]\n  name: 7\n---\n",
+        Some("7"),
+        None,
+        None,
+        "",
+        &[
+            "`metadata.name` holds a number, not a string",
+            "`metadata.type` holds a list, not a string",
+        ],
+    );
+}
+
+#[test]
+fn modified_values() {
+    let modified = |yaml: &str| {
+        let parsed = parse_memory_str(&format!("---\n{yaml}\n---\n"));
+        let diags: Vec<String> = parsed.diagnostics.iter().map(ToString::to_string).collect();
+        (parsed.modified.map(|t| t.to_string()), diags)
+    };
+    let ok = |t: &str| (Some(t.to_owned()), Vec::<String>::new());
+    assert_eq!(
+        modified("metadata:\n  modified: 2026-03-05T09:30:00+01:00"),
+        ok("2026-03-05T08:30:00Z")
+    );
+    assert_eq!(
+        modified("metadata:\n  modified: '2026-03-05 09:30:00.5Z'"),
+        ok("2026-03-05T09:30:00.5Z")
+    );
+    // Without an offset, as a person writes it: UTC.
+    assert_eq!(
+        modified("modified: 2026-03-05T09:30:00"),
+        ok("2026-03-05T09:30:00Z")
+    );
+    assert_eq!(modified("modified: 2026-03-05"), ok("2026-03-05T00:00:00Z"));
+    // A top-level time wins.
+    assert_eq!(
+        modified("modified: 2026-01-01\nmetadata:\n  modified: 2026-02-02"),
+        ok("2026-01-01T00:00:00Z")
+    );
+    assert_eq!(
+        modified("metadata:\n  modified: last Tuesday"),
+        (
+            None,
+            vec!["`metadata.modified` holds \"last Tuesday\", not an ISO 8601 time; the file's mtime is used".to_owned()]
+        )
+    );
+    assert_eq!(
+        modified("metadata:\n  modified: 1741176000000"),
+        (
+            None,
+            vec!["`metadata.modified` holds \"1741176000000\", not an ISO 8601 time; the file's mtime is used".to_owned()]
+        )
+    );
+    assert_eq!(
+        modified("modified: [2026]"),
+        (
+            None,
+            vec!["`modified` holds a list, not a string".to_owned()]
+        )
+    );
+    assert_eq!(modified("modified:"), (None, Vec::new()));
+}
+
+#[test]
+fn a_metadata_key_that_is_no_mapping_leaves_the_file_flat() {
+    let parsed = parse_memory(b"---\nmetadata: none\ntype: user\n---\n");
+    assert_eq!(parsed.shape, FrontmatterShape::Flat);
+    assert_eq!(parsed.unknown_keys, ["metadata"]);
+    assert_eq!(parsed.header.memory_type, Some(MemoryType::User));
+}
+
+/// Broken YAML in the nested shape: the keys under `metadata:` (and in a
+/// one-line `metadata: {…}`) are recovered line by line too.
+#[test]
+fn broken_nested_yaml_is_recovered() {
+    let parsed = parse_memory(
+        "---\nname: \"통과\" 한마디 = 합격\ndescription: Note: 'quoted'\nmetadata:\n  node_type: memory\n  type: reference\n  modified: \"2026-03-05T09:30:00Z\"\n  # a comment\nafter: x\n  type: user\n---\n".as_bytes(),
+    );
+    assert_eq!(parsed.shape, FrontmatterShape::Nested);
+    assert_eq!(
+        parsed.header.name.as_deref(),
+        Some("\"통과\" 한마디 = 합격")
+    );
+    assert_eq!(parsed.header.description.as_deref(), Some("Note: 'quoted'"));
+    assert_eq!(parsed.header.memory_type, Some(MemoryType::Reference));
+    assert_eq!(
+        parsed.modified.map(|t| t.to_string()).as_deref(),
+        Some("2026-03-05T09:30:00Z")
+    );
+    assert_eq!(parsed.unknown_keys, ["after", "metadata.node_type"]);
+    assert!(matches!(
+        parsed.diagnostics.as_slice(),
+        [Diagnostic::MalformedYaml { .. }]
+    ));
+
+    let parsed =
+        parse_memory(b"---\ndescription: a: b\nmetadata: {node_type: memory, type: user}\n---\n");
+    assert_eq!(parsed.shape, FrontmatterShape::Nested);
+    assert_eq!(parsed.header.memory_type, Some(MemoryType::User));
+    assert_eq!(parsed.unknown_keys, ["metadata.node_type"]);
+}
+
+#[test]
+fn recovery_reads_escapes_the_renderer_writes() {
+    let parsed = parse_memory_str(
+        "---\nname: \"a \\\"q\\\" \\\\ \\n \\u2028\"\ndescription: 'it''s'\nbroken: x: y\n---\n",
+    );
+    assert_eq!(
+        parsed.header.name.as_deref(),
+        Some("a \"q\" \\ \n \u{2028}")
+    );
+    assert_eq!(parsed.header.description.as_deref(), Some("it's"));
+    // An escape memdir never writes leaves the text as it was.
+    let parsed = parse_memory_str("---\nname: \"a\\x41\"\nbroken: x: y\n---\n");
+    assert_eq!(parsed.header.name.as_deref(), Some("a\\x41"));
+}

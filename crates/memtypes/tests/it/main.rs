@@ -2,4 +2,5 @@
 
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
+mod golden;
 mod properties;

@@ -3,3 +3,4 @@
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
 mod odd_files;
+mod shapes;
