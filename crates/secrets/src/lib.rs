@@ -37,6 +37,7 @@
 
 mod config;
 mod pattern;
+mod reach;
 mod redact;
 mod rules;
 mod scan;

@@ -5,6 +5,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use crate::SecretsError;
 use crate::config::{AllowlistSpec, ConfigFile, RuleSpec};
 use crate::pattern::Pattern;
+use crate::reach::{Near, Reach, near};
 
 /// What an allowlist's `regexes` are tested against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +46,10 @@ pub(crate) struct Rule {
     pub(crate) keywords: Vec<String>,
     pub(crate) path: Option<Pattern>,
     pub(crate) allowlists: Vec<Allowlist>,
+    /// When every match of the regex provably lies near an occurrence of
+    /// an anchor (a keyword, mostly), only the text there need be searched
+    /// (see `reach.rs`); `None`: the whole text.
+    pub(crate) near: Option<Near>,
 }
 
 /// Everything a scan needs: the rules, the global allowlists and the
@@ -55,10 +60,15 @@ pub(crate) struct RuleSet {
     pub(crate) global: Vec<Allowlist>,
     /// All keywords of all rules, matched ASCII-case-insensitively.
     pub(crate) keywords: AhoCorasick,
-    /// For each keyword pattern, the rules that list it.
+    /// For each pattern, the rules that list it as a keyword (and so run
+    /// when it is found).
     pub(crate) keyword_rules: Vec<Vec<usize>>,
+    /// For each pattern, the rules searched near its occurrences.
+    pub(crate) anchor_rules: Vec<Vec<usize>>,
     /// Rules without keywords: they run on every text.
     pub(crate) always: Vec<usize>,
+    /// The largest reach in bytes of any rule (0 when none has one).
+    pub(crate) max_reach: usize,
 }
 
 /// Compiles a pattern of a configuration.
@@ -124,18 +134,21 @@ fn compile_rule(spec: &RuleSpec) -> Result<Option<Rule>, SecretsError> {
     for a in spec.allowlist.iter().chain(&spec.allowlists) {
         allowlists.push(compile_allowlist(a, &what)?);
     }
+    let (regex, hir) = Pattern::compile_with_hir(pattern, &what)?;
+    let keywords: Vec<String> = spec
+        .keywords
+        .iter()
+        .map(|k| k.to_lowercase())
+        .filter(|k| !k.is_empty())
+        .collect();
     Ok(Some(Rule {
         id: spec.id.clone(),
         description: spec.description.clone(),
-        regex: compile(pattern, &what)?,
+        near: hir.and_then(|hir| near(&hir, &keywords)),
+        regex,
         secret_group: spec.secret_group.filter(|&g| g > 0),
         entropy: spec.entropy.filter(|&e| e != 0.0),
-        keywords: spec
-            .keywords
-            .iter()
-            .map(|k| k.to_lowercase())
-            .filter(|k| !k.is_empty())
-            .collect(),
+        keywords,
         path: spec
             .path
             .as_deref()
@@ -168,18 +181,28 @@ impl RuleSet {
     ) -> Result<RuleSet, SecretsError> {
         let mut patterns: Vec<String> = Vec::new();
         let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
+        let mut anchor_rules: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
+        let mut pattern =
+            |p: &str, keyword_rules: &mut Vec<Vec<usize>>, anchor_rules: &mut Vec<Vec<usize>>| {
+                patterns.iter().position(|q| q == p).unwrap_or_else(|| {
+                    patterns.push(p.to_owned());
+                    keyword_rules.push(Vec::new());
+                    anchor_rules.push(Vec::new());
+                    patterns.len() - 1
+                })
+            };
         for (i, rule) in rules.iter().enumerate() {
             if rule.keywords.is_empty() {
                 always.push(i);
             }
             for k in &rule.keywords {
-                if let Some(p) = patterns.iter().position(|p| p == k) {
-                    keyword_rules[p].push(i);
-                } else {
-                    patterns.push(k.clone());
-                    keyword_rules.push(vec![i]);
-                }
+                let p = pattern(k, &mut keyword_rules, &mut anchor_rules);
+                keyword_rules[p].push(i);
+            }
+            for a in rule.near.iter().flat_map(|n| &n.anchors) {
+                let p = pattern(a, &mut keyword_rules, &mut anchor_rules);
+                anchor_rules[p].push(i);
             }
         }
         let keywords = AhoCorasickBuilder::new()
@@ -188,10 +211,19 @@ impl RuleSet {
             .build(&patterns)
             .map_err(|e| SecretsError::Config(format!("cannot build the keyword matcher: {e}")))?;
         Ok(RuleSet {
+            max_reach: rules
+                .iter()
+                .filter_map(|r| match r.near.as_ref()?.reach {
+                    Reach::Bytes(n) => Some(n),
+                    Reach::Run(_) => None,
+                })
+                .max()
+                .unwrap_or(0),
             rules,
             global,
             keywords,
             keyword_rules,
+            anchor_rules,
             always,
         })
     }
