@@ -1,11 +1,13 @@
 //! Benchmarks of the local ranker: one query over 200 and 10,000 memories
-//! (index built once), and building the index for 200 memories, which
-//! `find_relevant_memories` does per request.
+//! (index built once), building the full index for 200 memories, and
+//! building the index for one query's terms, which `find_relevant_memories`
+//! does per request. `bench/recall_vs_list.py` measures the same as whole
+//! processes against `memdir list`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use memdir_relevance::LocalRanker;
+use memdir_relevance::{LocalRanker, Thresholds};
 use memdir_scan::MemoryHeader;
 
 const WORDS: &[&str] = &[
@@ -127,6 +129,16 @@ fn benches(c: &mut Criterion) {
     let two_hundred = memories(200);
     c.bench_function("build the index for 200 memories", |b| {
         b.iter(|| black_box(LocalRanker::new(black_box(&two_hundred))));
+    });
+    let mut i = 0;
+    c.bench_function("index and rank one query over 200 memories", |b| {
+        b.iter(|| {
+            i = (i + 1) % QUERIES.len();
+            let query = black_box(QUERIES[i]);
+            let ranker =
+                LocalRanker::for_query(black_box(&two_hundred), query, Thresholds::default());
+            black_box(ranker.rank(query, 5).len())
+        });
     });
 }
 

@@ -8,8 +8,9 @@
 //!   diagnostics and the scan's diagnostics ([`Recall`]).
 //! - [`LocalRanker`] — BM25 over name, description and file name, with the
 //!   body's first lines as weaker evidence; NFKC and case folding, English
-//!   stemming, CJK bigrams; [`Thresholds`] encode "when unsure, leave it
-//!   out".
+//!   stemming, bigrams over Han, kana and Hangul; [`Thresholds`] encode
+//!   "when unsure, leave it out". [`LocalRanker::for_query`] indexes one
+//!   query's terms only, which is what a request does.
 //! - [`Selector::Model`] — a side query over the manifest through
 //!   [`memdir_model::ModelClient`]; bad names are filtered and any failure
 //!   falls back to the local ranker with a diagnostic, never an error.
@@ -227,9 +228,11 @@ pub fn find_relevant_memories(
 }
 
 /// The local ranker's choice, without reference memories that merely
-/// document a recently used tool.
+/// document a recently used tool. The index holds this query's terms only:
+/// a recall runs once per request, and indexing every word of the folder
+/// would be most of its cost.
 fn local_select(query: &str, candidates: &[MemoryHeader], recent_tools: &[String]) -> Vec<usize> {
-    let ranker = LocalRanker::new(candidates);
+    let ranker = LocalRanker::for_query(candidates, query, Thresholds::default());
     ranker
         .rank(query, candidates.len())
         .into_iter()

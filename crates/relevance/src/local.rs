@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use memdir_memtypes::MemoryType;
 use memdir_scan::MemoryHeader;
 
-use crate::tokenize::tokenize;
+use crate::tokenize::{Term, TermId, Vocab, tokenize};
 
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
@@ -72,10 +72,17 @@ pub struct Ranked {
 /// A BM25 index over a set of memories: for each term, the memories that
 /// hold it and how strongly (an inverted index, so a query touches only
 /// the memories that share a term with it).
+///
+/// [`LocalRanker::new`] indexes every term, for many queries over one
+/// folder; [`LocalRanker::for_query`] indexes only one query's terms (and
+/// every memory's length), which is all a single request needs and much
+/// less work. Both give the same scores for that query.
 #[derive(Debug, Clone)]
 pub struct LocalRanker {
-    /// Term → (memory index, weighted term frequency).
-    postings: HashMap<String, Vec<(usize, f64)>>,
+    /// Term → number, and the memo of each distinct word's term.
+    vocab: Vocab,
+    /// By term number: (memory index, weighted term frequency).
+    postings: Vec<Vec<(usize, f64)>>,
     /// Weighted length of each memory.
     lens: Vec<f64>,
     avg_len: f64,
@@ -92,33 +99,60 @@ impl LocalRanker {
     /// Indexes `memories` with the given thresholds.
     #[must_use]
     pub fn with_thresholds(memories: &[MemoryHeader], thresholds: Thresholds) -> Self {
-        let mut postings: HashMap<String, Vec<(usize, f64)>> = HashMap::new();
+        Self::build(memories, thresholds, Vocab::open())
+    }
+
+    /// Indexes `memories` for `query` alone: only the query's terms get
+    /// postings, every other word only counts towards its memory's length.
+    /// Rank `query` with it; another query would find nothing it does not
+    /// share with this one.
+    #[must_use]
+    pub fn for_query(memories: &[MemoryHeader], query: &str, thresholds: Thresholds) -> Self {
+        let terms = tokenize(query);
+        Self::build(
+            memories,
+            thresholds,
+            Vocab::closed(terms.iter().map(String::as_str)),
+        )
+    }
+
+    fn build(memories: &[MemoryHeader], thresholds: Thresholds, mut vocab: Vocab) -> Self {
+        let mut postings: Vec<Vec<(usize, f64)>> = Vec::new();
         let mut lens = Vec::with_capacity(memories.len());
+        // This memory's weighted frequency by term number, and which terms
+        // it has: reused from memory to memory.
+        let mut tf: Vec<f64> = Vec::new();
+        let mut seen: Vec<TermId> = Vec::new();
         for (index, m) in memories.iter().enumerate() {
-            let mut tf: HashMap<String, f64> = HashMap::new();
             let stem = file_stem(&m.filename);
             let head = [
                 m.name.as_deref().unwrap_or(""),
                 m.description.as_deref().unwrap_or(""),
-                &stem,
+                stem,
             ];
-            for term in head.iter().flat_map(|t| tokenize(t)) {
-                *tf.entry(term).or_default() += HEAD_WEIGHT;
+            let mut head_terms = 0;
+            for text in head {
+                head_terms += count(&mut vocab, text, HEAD_WEIGHT, &mut tf, &mut seen);
             }
-            for term in tokenize(&m.body_head) {
-                *tf.entry(term).or_default() += BODY_WEIGHT;
+            let body_terms = count(&mut vocab, &m.body_head, BODY_WEIGHT, &mut tf, &mut seen);
+            lens.push(as_f64(head_terms) * HEAD_WEIGHT + as_f64(body_terms) * BODY_WEIGHT);
+            if postings.len() < tf.len() {
+                postings.resize_with(tf.len(), Vec::new);
             }
-            lens.push(tf.values().sum());
-            for (term, weight) in tf {
-                postings.entry(term).or_default().push((index, weight));
+            for id in seen.drain(..) {
+                let id = id as usize;
+                postings[id].push((index, tf[id]));
+                tf[id] = 0.0;
             }
         }
+        postings.resize_with(vocab.len(), Vec::new);
         let avg_len = if lens.is_empty() {
             1.0
         } else {
             lens.iter().sum::<f64>() / as_f64(lens.len())
         };
         LocalRanker {
+            vocab,
             postings,
             lens,
             avg_len: avg_len.max(1.0),
@@ -126,9 +160,16 @@ impl LocalRanker {
         }
     }
 
+    /// The memories that hold `term`, with its weighted frequency in each.
+    fn postings(&self, term: &str) -> &[(usize, f64)] {
+        self.vocab
+            .get(term)
+            .map_or(&[], |id| self.postings[id as usize].as_slice())
+    }
+
     fn idf(&self, term: &str) -> f64 {
         let n = as_f64(self.lens.len()).max(MIN_CORPUS);
-        let df = self.postings.get(term).map_or(0.0, |p| as_f64(p.len()));
+        let df = as_f64(self.postings(term).len());
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
@@ -137,7 +178,7 @@ impl LocalRanker {
     /// query also straddle word boundaries (`释用` in `注释用什么`), and such
     /// noise must not drown the real words.
     fn query_weight(&self, term: &str) -> f64 {
-        let unseen = !self.postings.contains_key(term);
+        let unseen = self.postings(term).is_empty();
         let cjk = term.chars().next().is_some_and(crate::tokenize::is_cjk);
         if unseen && cjk {
             self.idf(term) * 0.25
@@ -160,9 +201,10 @@ impl LocalRanker {
         // Accumulate each memory's score and matched weight, term by term.
         let mut acc: HashMap<usize, (f64, f64)> = HashMap::new();
         for term in &terms {
-            let Some(postings) = self.postings.get(term) else {
+            let postings = self.postings(term);
+            if postings.is_empty() {
                 continue;
-            };
+            }
             let idf = self.idf(term);
             for &(index, tf) in postings {
                 let norm = K1 * (1.0 - B + B * self.lens[index] / self.avg_len);
@@ -216,10 +258,38 @@ fn as_f64(n: usize) -> f64 {
     n as f64
 }
 
+/// Adds the terms of `text` at `weight` to a memory's frequencies, noting
+/// each term the memory has for the first time in `seen`; returns how many
+/// terms the text has, known or not.
+fn count(
+    vocab: &mut Vocab,
+    text: &str,
+    weight: f64,
+    tf: &mut Vec<f64>,
+    seen: &mut Vec<TermId>,
+) -> usize {
+    let mut n = 0;
+    vocab.terms(text, |term| {
+        n += 1;
+        if let Term::Id(id) = term {
+            let i = id as usize;
+            if i >= tf.len() {
+                tf.resize(i + 1, 0.0);
+            }
+            // Weights are positive: zero means not seen in this memory yet.
+            if tf[i] == 0.0 {
+                seen.push(id);
+            }
+            tf[i] += weight;
+        }
+    });
+    n
+}
+
 /// The file name without its folder and `.md`, as text to tokenise.
-fn file_stem(filename: &str) -> String {
+fn file_stem(filename: &str) -> &str {
     let name = filename.rsplit('/').next().unwrap_or(filename);
-    name.strip_suffix(".md").unwrap_or(name).to_owned()
+    name.strip_suffix(".md").unwrap_or(name)
 }
 
 /// Words that mark a memory as a warning or gotcha rather than API

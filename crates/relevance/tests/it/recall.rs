@@ -181,3 +181,30 @@ fn cjk_and_fullwidth_queries() {
         ["deploy-ko.md"]
     );
 }
+
+#[test]
+fn kana_only_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    memory(dir.path(), "faq.md", "project", "よくあるしつもん", "");
+    memory(
+        dir.path(),
+        "cache.md",
+        "feedback",
+        "ステージングサーバーのキャッシュ・パージは朝会のあと",
+        "",
+    );
+    memory(
+        dir.path(),
+        "deploy-ja.md",
+        "project",
+        "本番デプロイは火曜日のみ",
+        "",
+    );
+    let find = |q: &str| recall(dir.path(), q, &RecallOptions::default());
+    assert_eq!(find("よくあるしつもん"), ["faq.md"]);
+    assert_eq!(find("キャッシュ"), ["cache.md"]);
+    assert_eq!(find("ｷｬｯｼｭ･ﾊﾟｰｼﾞ"), ["cache.md"]);
+    assert_eq!(find("ステージングサーバ"), ["cache.md"]);
+    assert!(find("これは").is_empty());
+    assert!(find("きょうのてんき").is_empty());
+}
