@@ -41,6 +41,9 @@ pub(crate) enum Reach {
     /// byte), so a match lies within the run of such bytes around the
     /// anchor it holds.
     Run(Box<[bool; 256]>),
+    /// Matches are unbounded and may hold any byte, but each starts where
+    /// an anchor occurrence does: the search can skip to the next one.
+    Starts,
 }
 
 /// Where a rule's matches can be: near an occurrence of one of `anchors`.
@@ -88,9 +91,13 @@ pub(crate) fn near(hir: &Hir, keywords: &[String]) -> Option<Near> {
         let mut bytes = Box::new([false; 256]);
         consumed(hir, &mut bytes);
         if bytes.iter().all(|&b| b) {
-            return None;
+            if !starts_with_anchor(hir, &anchors) {
+                return None;
+            }
+            Reach::Starts
+        } else {
+            Reach::Run(bytes)
         }
-        Reach::Run(bytes)
     };
     Some(Near { anchors, reach })
 }
@@ -112,6 +119,26 @@ fn covered(hir: &Hir, anchors: &[String]) -> bool {
         keywords,
     };
     analysis.info(hir).covered
+}
+
+/// Whether every match of `hir` provably starts with one of `anchors`.
+fn starts_with_anchor(hir: &Hir, anchors: &[String]) -> bool {
+    let keywords: Vec<Vec<u8>> = anchors
+        .iter()
+        .map(|k| k.as_bytes().to_ascii_lowercase())
+        .filter(|k| !k.is_empty())
+        .collect();
+    let analysis = Analysis {
+        longest: keywords.iter().map(Vec::len).max().unwrap_or(0),
+        keywords,
+    };
+    analysis.info(hir).prefixes.iter().all(|s| {
+        s.contains(&ByteSet::EMPTY)
+            || analysis
+                .keywords
+                .iter()
+                .any(|k| k.len() <= s.len() && analysis.every_pick_is_keyword(&s[..k.len()]))
+    })
 }
 
 /// Marks every byte a match of `hir` can consume.
@@ -490,7 +517,7 @@ mod tests {
         let keywords: Vec<String> = keywords.iter().map(|k| (*k).to_owned()).collect();
         match near(&hir, &keywords)?.reach {
             Reach::Bytes(n) => Some(n),
-            Reach::Run(_) => None,
+            Reach::Run(_) | Reach::Starts => None,
         }
     }
 
@@ -517,10 +544,15 @@ mod tests {
         for b in b" \n\"'-.!" {
             assert!(!bytes[usize::from(*b)], "{}", char::from(*b));
         }
+        let n = near_of(r"(?i)-----BEGIN[\s\S-]{64,}?KEY-----", &["-----begin"]);
         assert_eq!(
-            near_of(r"(?i)-----BEGIN[\s\S-]{64,}?KEY-----", &["-----begin"]),
-            None,
-            "any byte"
+            n.map(|n| n.reach),
+            Some(Reach::Starts),
+            "any byte, but starts with the keyword"
+        );
+        assert_eq!(
+            near_of(r"(?i)x?-----BEGIN[\s\S-]{64,}?KEY-----", &["-----begin"]),
+            None
         );
     }
 

@@ -215,7 +215,7 @@ impl RuleSet {
                 .iter()
                 .filter_map(|r| match r.near.as_ref()?.reach {
                     Reach::Bytes(n) => Some(n),
-                    Reach::Run(_) => None,
+                    Reach::Run(_) | Reach::Starts => None,
                 })
                 .max()
                 .unwrap_or(0),

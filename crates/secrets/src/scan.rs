@@ -3,7 +3,7 @@
 use std::cell::OnceCell;
 
 use crate::SecretMatch;
-use crate::reach::Reach;
+use crate::reach::{Near, Reach};
 use crate::rules::{Allowlist, Rule, RuleSet, Target};
 
 /// The marker that exempts a line from scanning.
@@ -75,6 +75,11 @@ pub(crate) fn scan(rules: &RuleSet, text: &[u8], path: Option<&str>) -> Vec<Secr
                         m.start().saturating_add(*n).min(len),
                     ),
                     Reach::Run(bytes) => run_window(w, &text, m.start(), m.end(), bytes),
+                    // Only the start matters (sorted before use).
+                    Reach::Starts => {
+                        w.push((m.start(), m.start()));
+                        true
+                    }
                 };
                 cursors[i].disorder |= !ordered;
             }
@@ -82,7 +87,11 @@ pub(crate) fn scan(rules: &RuleSet, text: &[u8], path: Option<&str>) -> Vec<Secr
         // Windows that end before the block does are final: windows still
         // to come start at or after it (or, for runs, after the last run).
         for (i, (rule, cursor)) in rules.rules.iter().zip(&mut cursors).enumerate() {
-            if gated[i] && rule.near.is_some() && !cursor.disorder && runs(rule) {
+            let windowed = rule
+                .near
+                .as_ref()
+                .is_some_and(|n| !matches!(n.reach, Reach::Starts));
+            if gated[i] && windowed && !cursor.disorder && runs(rule) {
                 let until = if last { usize::MAX } else { block_end };
                 cursor.advance(rules, rule, &text, &windows[i], path, until);
             }
@@ -97,7 +106,16 @@ pub(crate) fn scan(rules: &RuleSet, text: &[u8], path: Option<&str>) -> Vec<Secr
         if !gated[i] || !runs(rule) {
             continue;
         }
-        if rule.near.is_none() || cursor.disorder {
+        if let Some(Near {
+            reach: Reach::Starts,
+            ..
+        }) = &rule.near
+        {
+            let mut starts: Vec<usize> = windows[i].iter().map(|w| w.0).collect();
+            starts.sort_unstable();
+            starts.dedup();
+            cursor.advance_starts(rules, rule, &text, &starts, path);
+        } else if rule.near.is_none() || cursor.disorder {
             // No windows, or windows out of order (never seen: the
             // prefilter reports occurrences in order of their ends): the
             // whole text.
@@ -208,14 +226,53 @@ impl Cursor {
                 let Some((m_start, m_end)) = rule.regex.find_in(text.bytes, self.from, end) else {
                     break;
                 };
-                match finding(rules, rule, text, path, m_start, m_end) {
-                    Some(f) => {
-                        self.found.push(f);
-                        self.from = if m_end > m_start { m_end } else { m_end + 1 };
-                    }
-                    None => self.from = m_start + 1,
-                }
+                self.take(rules, rule, text, path, m_start, m_end);
             }
+        }
+    }
+
+    /// Searches the whole text for a rule whose every match starts where
+    /// an anchor occurrence does (`starts`, sorted): no match starts
+    /// between `from` and the next such start, so the search skips there,
+    /// and ends when none is left.
+    fn advance_starts(
+        &mut self,
+        rules: &RuleSet,
+        rule: &Rule,
+        text: &Text<'_>,
+        starts: &[usize],
+        path: Option<&str>,
+    ) {
+        let mut next = 0;
+        loop {
+            next += starts[next..].partition_point(|&c| c < self.from);
+            let Some(&c) = starts.get(next) else {
+                return;
+            };
+            self.from = c;
+            let Some((m_start, m_end)) = rule.regex.find_in(text.bytes, c, text.bytes.len()) else {
+                return;
+            };
+            self.take(rules, rule, text, path, m_start, m_end);
+        }
+    }
+
+    /// Records the finding a match makes, if any, and moves past it.
+    fn take(
+        &mut self,
+        rules: &RuleSet,
+        rule: &Rule,
+        text: &Text<'_>,
+        path: Option<&str>,
+        m_start: usize,
+        m_end: usize,
+    ) {
+        match finding(rules, rule, text, path, m_start, m_end) {
+            Some(f) => {
+                self.found.push(f);
+                self.from = if m_end > m_start { m_end } else { m_end + 1 };
+            }
+            None => self.from = m_start + 1,
         }
     }
 }
@@ -512,8 +569,16 @@ mod tests {
             .filter(|r| r.near.is_none())
             .map(|r| r.id.as_str())
             .collect();
-        // A PEM block: unbounded, and made of any bytes.
-        assert_eq!(whole, ["private-key"]);
+        assert_eq!(whole, [""; 0]);
+        let starts: Vec<&str> = rules
+            .rules
+            .iter()
+            .filter(|r| r.near.as_ref().is_some_and(|n| n.reach == Reach::Starts))
+            .map(|r| r.id.as_str())
+            .collect();
+        // A PEM block: unbounded, made of any bytes, but starting with the
+        // keyword.
+        assert_eq!(starts, ["private-key"]);
         let runs: Vec<&str> = rules
             .rules
             .iter()
@@ -649,6 +714,38 @@ mod tests {
         let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.start, f.end)).collect();
         assert_eq!(spans, [(1, 13), (14, 18)]);
         assert_eq!(found[1].line, 1);
+    }
+
+    #[test]
+    fn unbounded_rules_skip_to_their_anchors_or_stay_in_their_runs() {
+        let rules = custom(
+            r"
+            [[rules]]
+            id = 'pem'
+            regex = '(?i)-----BEGIN[\s\S-]{4,}?KEY-----'
+            keywords = ['-----begin']
+            [[rules]]
+            id = 'run'
+            regex = 'tok_[a-z]{4,}'
+            keywords = ['tok_']
+            ",
+        );
+        let text = "x -----begin\n-----BEGIN abc\ndefKEY----- KEY-----\n-----Begin KEY-----KEY----- \
+            tok_abcdtok_efgh tok_ab tok_abcdef\n-----BEGIN no end";
+        let found = check_same(&rules, text.as_bytes());
+        let spans: Vec<(&str, &str)> = found
+            .iter()
+            .map(|f| (f.rule_id.as_str(), &text[f.start..f.end]))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("pem", "-----begin\n-----BEGIN abc\ndefKEY-----"),
+                ("pem", "-----Begin KEY-----KEY-----"),
+                ("run", "tok_abcdtok"),
+                ("run", "tok_abcdef"),
+            ]
+        );
     }
 
     #[test]
