@@ -1,6 +1,6 @@
 //! The matching engine: gitleaks' semantics over one text.
 
-use std::cell::OnceCell;
+use std::cell::Cell;
 
 use crate::SecretMatch;
 use crate::reach::{Near, Reach};
@@ -19,9 +19,8 @@ const BLOCK: usize = 128 * 1024;
 /// The cost is linear in the text: the keyword prefilter reads it once; a
 /// rule whose matches provably lie near an anchor (a keyword, mostly; see
 /// `reach.rs`) searches only the windows around the anchors' occurrences;
-/// and the line of a finding, the bounds of its line and whether that line
-/// holds `gitleaks:allow` come from indexes of the text's newlines and
-/// markers, built once, on the first match.
+/// and the line of a finding is counted from the previous finding's, its
+/// line's bounds and `gitleaks:allow` are looked up once per line.
 ///
 /// The prefilter and the windowed rules advance together, block by block:
 /// a window is searched once nothing still to be found can reach it (so it
@@ -277,61 +276,70 @@ impl Cursor {
     }
 }
 
-/// The scanned text, with indexes built on first use.
+/// The scanned text, and what is known of its lines.
+///
+/// Line numbers are counted from a cursor that moves to each finding:
+/// findings come roughly in order of position (block by block), so the
+/// counting adds up to a few passes over the text in all. The bounds of
+/// the last single line looked up, and whether it holds `gitleaks:allow`,
+/// are kept, so that many matches on one long line read it once.
 struct Text<'a> {
     bytes: &'a [u8],
-    /// The offset of every `\n`.
-    newlines: OnceCell<Vec<usize>>,
-    /// The offset of every `gitleaks:allow`.
-    allow_marks: OnceCell<Vec<usize>>,
+    /// An offset and the 1-based line it is on.
+    cursor: Cell<(usize, usize)>,
+    /// The last line looked up, as `start..end` without a `\n` inside,
+    /// and whether it holds the marker.
+    last_line: Cell<Option<(usize, usize, bool)>>,
+}
+
+/// The `\n`s in `bytes` (a loop the compiler vectorises).
+#[allow(
+    clippy::naive_bytecount,
+    reason = "vectorised as written; not worth a dependency"
+)]
+fn newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
 }
 
 impl<'a> Text<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         Text {
             bytes,
-            newlines: OnceCell::new(),
-            allow_marks: OnceCell::new(),
+            cursor: Cell::new((0, 1)),
+            last_line: Cell::new(None),
         }
-    }
-
-    fn newlines(&self) -> &[usize] {
-        self.newlines
-            .get_or_init(|| memchr::memchr_iter(b'\n', self.bytes).collect())
     }
 
     /// The 1-based line on which byte `at` lies.
     fn line_number(&self, at: usize) -> usize {
-        1 + self.newlines().partition_point(|&n| n < at)
-    }
-
-    /// The line(s) a match at `start..end` is on: from just after the last
-    /// `\n` before `start` to the first `\n` at or after `end` (or the
-    /// ends of the text).
-    fn lines_of(&self, start: usize, end: usize) -> (usize, usize) {
-        let newlines = self.newlines();
-        let before = newlines.partition_point(|&n| n < start);
-        let line_start = if before == 0 {
-            0
+        let (pos, line) = self.cursor.get();
+        let line = if at >= pos {
+            line + newlines(&self.bytes[pos..at])
         } else {
-            newlines[before - 1] + 1
+            line - newlines(&self.bytes[at..pos])
         };
-        let after = before + newlines[before..].partition_point(|&n| n < end);
-        let line_end = newlines.get(after).copied().unwrap_or(self.bytes.len());
-        (line_start, line_end)
+        self.cursor.set((at, line));
+        line
     }
 
-    /// Whether `gitleaks:allow` lies within `start..end`, which holds no
-    /// `\n` at its ends (the marker holds none, so one that starts in the
-    /// range ends in it).
-    fn has_allow_mark(&self, start: usize, end: usize) -> bool {
-        let marks = self
-            .allow_marks
-            .get_or_init(|| memchr::memmem::find_iter(self.bytes, ALLOW_SIGNATURE).collect());
-        let first = marks.partition_point(|&m| m < start);
-        marks
-            .get(first)
-            .is_some_and(|&m| m + ALLOW_SIGNATURE.len() <= end)
+    /// The line(s) a match at `start..end` is on, from just after the last
+    /// `\n` before `start` to the first `\n` at or after `end` (or the
+    /// ends of the text), and whether they hold `gitleaks:allow`.
+    fn lines_of(&self, start: usize, end: usize) -> (usize, usize, bool) {
+        if let Some((line_start, line_end, allowed)) = self.last_line.get()
+            && line_start <= start
+            && end <= line_end
+        {
+            return (line_start, line_end, allowed);
+        }
+        let bytes = self.bytes;
+        let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i);
+        let allowed = memchr::memmem::find(&bytes[line_start..line_end], ALLOW_SIGNATURE).is_some();
+        if memchr::memchr(b'\n', &bytes[start..end]).is_none() {
+            self.last_line.set(Some((line_start, line_end, allowed)));
+        }
+        (line_start, line_end, allowed)
     }
 }
 
@@ -355,8 +363,8 @@ fn finding(
     }
     let matched = &bytes[start..end];
     // The line(s) the match is on.
-    let (line_start, line_end) = text.lines_of(m_start, m_end);
-    if text.has_allow_mark(line_start, line_end) {
+    let (line_start, line_end, allowed) = text.lines_of(m_start, m_end);
+    if allowed {
         return None;
     }
     let line = &bytes[line_start..line_end];
@@ -535,6 +543,9 @@ mod tests {
             "windows and whole text differ on {:?}",
             String::from_utf8_lossy(text)
         );
+        for f in &near {
+            assert_eq!(f.line, 1 + newlines(&text[..f.start]), "{f:?}");
+        }
         near
     }
 
@@ -749,7 +760,7 @@ mod tests {
     }
 
     #[test]
-    fn line_numbers_and_allow_marks_come_from_the_indexes() {
+    fn line_numbers_and_allow_marks() {
         let rules = &Scanner::builtin().rules;
         let token = "ghp_RQxGWd7uCkA2ZXbwfvTN3OpLQsE8mV1Ji6YS";
         let text = format!("\n\na {token}\nb {token} # gitleaks:allow\n{token}");
