@@ -1,6 +1,6 @@
 //! The matching engine: gitleaks' semantics over one text.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use crate::SecretMatch;
 use crate::reach::{Near, Reach};
@@ -278,19 +278,22 @@ impl Cursor {
 
 /// The scanned text, and what is known of its lines.
 ///
-/// Line numbers are counted from a cursor that moves to each finding:
-/// findings come roughly in order of position (block by block), so the
-/// counting adds up to a few passes over the text in all. The bounds of
-/// the last single line looked up, and whether it holds `gitleaks:allow`,
-/// are kept, so that many matches on one long line read it once.
+/// A finding's line is counted from the start of its 4 KiB chunk, whose
+/// line is known from a table of newline counts per chunk, built as far as
+/// the findings reach. The bounds of the last single line looked up, and
+/// whether it holds `gitleaks:allow`, are kept, so that many matches on
+/// one long line read it once.
 struct Text<'a> {
     bytes: &'a [u8],
-    /// An offset and the 1-based line it is on.
-    cursor: Cell<(usize, usize)>,
+    /// `chunk_lines[k]`: the `\n`s before byte `k * LINE_CHUNK`.
+    chunk_lines: RefCell<Vec<usize>>,
     /// The last line looked up, as `start..end` without a `\n` inside,
     /// and whether it holds the marker.
     last_line: Cell<Option<(usize, usize, bool)>>,
 }
+
+/// The chunk size of [`Text::chunk_lines`].
+const LINE_CHUNK: usize = 4096;
 
 /// The `\n`s in `bytes` (a loop the compiler vectorises).
 #[allow(
@@ -305,21 +308,21 @@ impl<'a> Text<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         Text {
             bytes,
-            cursor: Cell::new((0, 1)),
+            chunk_lines: RefCell::new(vec![0]),
             last_line: Cell::new(None),
         }
     }
 
     /// The 1-based line on which byte `at` lies.
     fn line_number(&self, at: usize) -> usize {
-        let (pos, line) = self.cursor.get();
-        let line = if at >= pos {
-            line + newlines(&self.bytes[pos..at])
-        } else {
-            line - newlines(&self.bytes[at..pos])
-        };
-        self.cursor.set((at, line));
-        line
+        let chunk = at / LINE_CHUNK;
+        let mut counts = self.chunk_lines.borrow_mut();
+        while counts.len() <= chunk {
+            let k = counts.len() - 1;
+            let n = counts[k] + newlines(&self.bytes[k * LINE_CHUNK..(k + 1) * LINE_CHUNK]);
+            counts.push(n);
+        }
+        1 + counts[chunk] + newlines(&self.bytes[chunk * LINE_CHUNK..at])
     }
 
     /// The line(s) a match at `start..end` is on, from just after the last
