@@ -365,12 +365,8 @@ fn finding(
         end -= 1;
     }
     let matched = &bytes[start..end];
-    // The line(s) the match is on.
-    let (line_start, line_end, allowed) = text.lines_of(m_start, m_end);
-    if allowed {
-        return None;
-    }
-    let line = &bytes[line_start..line_end];
+    // The checks are independent, so the ones bounded by the match come
+    // before the ones that read its line(s).
     // The secret: a capture group of the regex run again on the match.
     let (s_start, s_end) = match secret_span(rule, matched) {
         Secret::Group(a, b) => (start + a, start + b),
@@ -388,6 +384,12 @@ fn finding(
     {
         return None;
     }
+    // The line(s) the match is on.
+    let (line_start, line_end, allowed) = text.lines_of(m_start, m_end);
+    if allowed {
+        return None;
+    }
+    let line = &bytes[line_start..line_end];
     let parts = Parts {
         secret,
         matched,
