@@ -36,6 +36,7 @@
 //! ```
 
 mod config;
+mod keywords;
 mod pattern;
 mod reach;
 mod redact;

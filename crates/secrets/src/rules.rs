@@ -1,9 +1,8 @@
 //! Rules and allowlists compiled once from a configuration.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-
 use crate::SecretsError;
 use crate::config::{AllowlistSpec, ConfigFile, RuleSpec};
+use crate::keywords::Keywords;
 use crate::pattern::Pattern;
 use crate::reach::{Near, Reach, near};
 
@@ -59,7 +58,7 @@ pub(crate) struct RuleSet {
     pub(crate) rules: Vec<Rule>,
     pub(crate) global: Vec<Allowlist>,
     /// All keywords of all rules, matched ASCII-case-insensitively.
-    pub(crate) keywords: AhoCorasick,
+    pub(crate) keywords: Keywords,
     /// For each pattern, the rules that list it as a keyword (and so run
     /// when it is found).
     pub(crate) keyword_rules: Vec<Vec<usize>>,
@@ -205,11 +204,7 @@ impl RuleSet {
                 anchor_rules[p].push(i);
             }
         }
-        let keywords = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(&patterns)
-            .map_err(|e| SecretsError::Config(format!("cannot build the keyword matcher: {e}")))?;
+        let keywords = Keywords::new(&patterns)?;
         Ok(RuleSet {
             max_reach: rules
                 .iter()

@@ -41,25 +41,24 @@ pub(crate) fn scan(rules: &RuleSet, text: &[u8], path: Option<&str>) -> Vec<Secr
     let mut cursors: Vec<Cursor> = rules.rules.iter().map(|_| Cursor::default()).collect();
     let text = Text::new(text);
     let len = text.bytes.len();
-    let mut keywords = rules.keywords.find_overlapping_iter(text.bytes).peekable();
+    let mut occurrences = rules.keywords.find(text.bytes);
     let mut block_end: usize = 0;
     loop {
         block_end = block_end.saturating_add(BLOCK).min(len);
         let last = block_end == len;
         // Every occurrence whose windows can start before the block's end.
-        // Occurrences come in order of their ends, and so do the windows
+        // Occurrences come in order of their starts, and so do the windows
         // of each rule.
         let horizon = if last {
             usize::MAX
         } else {
             block_end.saturating_add(rules.max_reach)
         };
-        while let Some(m) = keywords.next_if(|m| m.end() < horizon) {
-            let p = m.pattern().as_usize();
-            for &i in &rules.keyword_rules[p] {
+        while let Some(m) = occurrences.next_before(horizon) {
+            for &i in &rules.keyword_rules[m.keyword] {
                 gated[i] = true;
             }
-            for &i in &rules.anchor_rules[p] {
+            for &i in &rules.anchor_rules[m.keyword] {
                 let near = rules.rules[i]
                     .near
                     .as_ref()
@@ -67,16 +66,17 @@ pub(crate) fn scan(rules: &RuleSet, text: &[u8], path: Option<&str>) -> Vec<Secr
                 let w = &mut windows[i];
                 let ordered = match &near.reach {
                     // A match holding this occurrence lies within `n`
-                    // bytes of it on either side.
+                    // bytes of it on either side (of its start, to keep
+                    // windows in order whatever the anchor's length).
                     Reach::Bytes(n) => add_window(
                         w,
-                        m.end().saturating_sub(*n),
-                        m.start().saturating_add(*n).min(len),
+                        m.start.saturating_sub(*n),
+                        m.start.saturating_add(*n).min(len),
                     ),
-                    Reach::Run(bytes) => run_window(w, &text, m.start(), m.end(), bytes),
+                    Reach::Run(bytes) => run_window(w, &text, m.start, m.end, bytes),
                     // Only the start matters (sorted before use).
                     Reach::Starts => {
-                        w.push((m.start(), m.start()));
+                        w.push((m.start, m.start));
                         true
                     }
                 };
@@ -116,7 +116,7 @@ pub(crate) fn scan(rules: &RuleSet, text: &[u8], path: Option<&str>) -> Vec<Secr
             cursor.advance_starts(rules, rule, &text, &starts, path);
         } else if rule.near.is_none() || cursor.disorder {
             // No windows, or windows out of order (never seen: the
-            // prefilter reports occurrences in order of their ends): the
+            // prefilter reports occurrences in order of their starts): the
             // whole text.
             *cursor = Cursor::default();
             cursor.advance(rules, rule, &text, &whole, path, usize::MAX);
