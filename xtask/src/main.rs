@@ -3,6 +3,12 @@
 //! Hand-rolled argument matching and no dependencies beyond a JSON parser,
 //! so that it builds in seconds and needs nothing but cargo.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line tool: its progress and reports are printed"
+)]
+
 mod fuzz;
 mod layers;
 mod tidy;

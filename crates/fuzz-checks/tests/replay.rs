@@ -3,6 +3,11 @@
 //! once failed in `fuzz/regressions/<target>/`. Also checks that every
 //! cargo-fuzz target has a check here and the other way round.
 
+#![allow(
+    clippy::print_stderr,
+    reason = "the replay reports how many inputs it ran"
+)]
+
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

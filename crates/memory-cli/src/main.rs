@@ -3,11 +3,18 @@
 //! This binary only wires library crates together: argument parsing,
 //! reading inputs, and printing text or JSON. Every rule lives in a crate.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "printing is the binary's job; the library crates log instead"
+)]
+
 mod add;
 mod context;
 mod index;
 mod index_fix;
 mod list;
+mod logger;
 mod output;
 mod paths;
 mod prompt;
@@ -94,6 +101,7 @@ enum Outcome {
 }
 
 fn main() -> ExitCode {
+    logger::init();
     // A panic is a bug; report it on one line without a backtrace.
     std::panic::set_hook(Box::new(|info| {
         let location = info

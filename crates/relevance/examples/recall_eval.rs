@@ -4,6 +4,12 @@
 //! `cargo xtask eval` runs it; so does
 //! `cargo run -p memdir-relevance --example recall_eval -- [DATASET_DIR] [--failures]`.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "an example program whose output is the evaluation table"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

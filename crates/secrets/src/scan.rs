@@ -635,6 +635,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::print_stderr, reason = "a skipped check says so")]
     fn windows_agree_with_the_whole_text_on_the_reference_vectors() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../../shared/testdata/secrets");

@@ -356,7 +356,11 @@ fn log_internal(e: &crate::StoreError) {
         detail.push_str(&s.to_string());
         source = s.source();
     }
-    eprintln!("{}", json!({"level": "error", "error": detail}));
+    log::error!(
+        target: "memdir_teamserver::internal",
+        "{}",
+        json!({"level": "error", "error": detail})
+    );
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //!   limits of R8.3 and a cap on entries per repository with 413; keys
 //!   checked with the client's own text rules, without a file system
 //!   ([`memdir_paths::validate_team_mem_key_text`]);
-//!   request deadlines; one JSON log line per request on stderr; a
+//!   request deadlines; one JSON log line per request, through the `log`
+//!   facade ([`REQUEST_LOG_TARGET`]; the crate never prints); a
 //!   shutdown that lets requests under way finish ([`ShutdownHandle`],
 //!   or SIGTERM/SIGINT with [`Server::run_until_signal`]).
 //! - [`Store`] — the storage trait: a read, a check-and-write in one
@@ -46,7 +47,7 @@ mod store;
 mod token;
 
 pub use offline::respond;
-pub use server::{Config, ServeError, Server, ShutdownHandle};
+pub use server::{Config, REQUEST_LOG_TARGET, ServeError, Server, ShutdownHandle};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
 pub use store::{IfMatch, Limits, NewToken, PutOutcome, RepoState, Store, StoreError, View};
 pub use token::TOKEN_PREFIX;

@@ -1,5 +1,6 @@
 //! The server: a listening socket, a fixed pool of worker threads, request
-//! logs on stderr, and a shutdown that lets requests under way finish.
+//! logs through the `log` facade, and a shutdown that lets requests under
+//! way finish.
 //!
 //! One thread accepts connections and hands them to the workers through a
 //! bounded queue; each worker serves one connection at a time (HTTP/1.1
@@ -43,7 +44,9 @@ pub struct Config {
     pub request_timeout: Duration,
     /// How long a kept-alive connection may sit idle (5 s).
     pub idle_timeout: Duration,
-    /// Whether to write one JSON line per request to stderr (on).
+    /// Whether to log one JSON line per request (on): an `info` record with
+    /// the target [`REQUEST_LOG_TARGET`], whose message is the line. Where
+    /// it goes is the application's choice of logger.
     pub log_requests: bool,
 }
 
@@ -60,6 +63,9 @@ impl Default for Config {
         }
     }
 }
+
+/// The `log` target of the request lines and of the shutdown line.
+pub const REQUEST_LOG_TARGET: &str = "memdir_teamserver::request";
 
 /// Errors starting a server.
 #[derive(Debug, thiserror::Error)]
@@ -222,7 +228,7 @@ impl Server {
 
     /// Serves until SIGTERM or SIGINT, then stops as [`Server::shutdown`]
     /// does: no new connections, requests under way finish. The signal is
-    /// logged on stderr. While this runs, the signals no longer end the
+    /// logged as a JSON line (`info`, target [`REQUEST_LOG_TARGET`]). While this runs, the signals no longer end the
     /// process at once (a stuck server needs SIGKILL).
     pub fn run_until_signal(self) -> Result<(), ServeError> {
         let mut signals = Signals::new([SIGTERM, SIGINT]).map_err(ServeError::Signals)?;
@@ -237,7 +243,8 @@ impl Server {
                     } else {
                         "SIGINT"
                     };
-                    eprintln!(
+                    log::info!(
+                        target: REQUEST_LOG_TARGET,
                         "{}",
                         json!({"level": "info", "event": "shutdown", "signal": name})
                     );
@@ -378,5 +385,5 @@ fn log(
         "status": response.status,
         "durationMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     });
-    eprintln!("{line}");
+    log::info!(target: REQUEST_LOG_TARGET, "{line}");
 }

@@ -480,6 +480,10 @@ struct Ended {
     clippy::too_many_lines,
     reason = "one scenario: run, kill, repair, then check every file and line"
 )]
+#[allow(
+    clippy::print_stdout,
+    reason = "the summary names the seed that replays the run"
+)]
 fn sigkill_during_adds_then_index_fix_leaves_nothing_torn_or_stray() {
     const PARALLEL: usize = 4;
     const LAST_KILLED: usize = 5 * PARALLEL;

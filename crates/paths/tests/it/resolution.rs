@@ -405,6 +405,7 @@ fn invalid_settings_files_are_named_in_warnings() {
 /// With git installed, a real `git worktree add` maps to the main
 /// repository's memory folder.
 #[test]
+#[allow(clippy::print_stderr, reason = "a skipped check says so")]
 fn real_git_worktrees_share_one_memory_folder() {
     let w = World::new();
     let git = |args: &[&str], dir: &Path| {

@@ -8,6 +8,10 @@ use memdir_relevance::{LocalRanker, Thresholds};
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 
 #[test]
+#[allow(
+    clippy::print_stdout,
+    reason = "the table and the wrong answers show in the test output"
+)]
 fn the_local_ranker_meets_its_targets_on_the_bundled_dataset() {
     let (memories, queries) = bundled_dataset(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
     let queries = load_queries(&queries).unwrap();

@@ -19,13 +19,39 @@ use crate::support::Reply;
 
 const DB_VAR: &str = "MEMDIR_TEAMSERVER_CRASH_CHILD_DB";
 
+/// The server process's logger: the message of every record, one line on
+/// stderr, as `memdir serve` writes them.
+struct StderrLogger;
+
+impl log::Log for StderrLogger {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+
+    #[allow(
+        clippy::print_stderr,
+        reason = "the parent process reads the log lines from stderr"
+    )]
+    fn log(&self, record: &log::Record<'_>) {
+        eprintln!("{}", record.args());
+    }
+
+    fn flush(&self) {}
+}
+
 /// The server process: serves the database in `DB_VAR` until a signal
 /// stops it. Without `DB_VAR` it does nothing.
 #[test]
+#[allow(
+    clippy::print_stdout,
+    reason = "the parent process reads the address from stdout"
+)]
 fn child_server() {
     let Ok(db) = std::env::var(DB_VAR) else {
         return;
     };
+    log::set_logger(&StderrLogger).unwrap();
+    log::set_max_level(log::LevelFilter::Info);
     let store = Arc::new(SqliteStore::open(Path::new(&db)).unwrap());
     // Request logs on: the parent reads them from stderr.
     let server = Server::bind("127.0.0.1:0", store, Config::default()).unwrap();
