@@ -4,7 +4,8 @@
 
 use memdir_paths::validate_team_mem_key_text;
 
-use crate::http::{Failure, Reply, STATUS_PREFIX};
+use crate::error::{QUOTED_BODY_CHARS, SyncError};
+use crate::http::Reply;
 use crate::pull::accept_entries;
 
 /// Checks the client's reading of one server answer. The first byte picks
@@ -12,8 +13,8 @@ use crate::pull::accept_entries;
 ///
 /// # Panics
 ///
-/// When a property fails: a failure message that grows with the body, an
-/// accepted key that is not canonical or valid, two accepted entries for
+/// When a property fails: an error that loses the status or quotes more
+/// than 300 characters of the body, an accepted key that is not canonical or valid, two accepted entries for
 /// one file, or an entry neither accepted nor skipped.
 pub fn server_answer(data: &[u8]) {
     let Some((&first, body)) = data.split_first() else {
@@ -24,11 +25,22 @@ pub fn server_answer(data: &[u8]) {
         status,
         body: String::from_utf8_lossy(body).into_owned(),
     };
-    let failure = Failure::status(&reply);
-    assert!(failure.message.starts_with(STATUS_PREFIX));
+    let error = reply.error();
+    assert_eq!(error.status(), Some(status), "the status is kept as data");
+    let (SyncError::Auth { body: quoted, .. }
+    | SyncError::Unavailable { body: quoted, .. }
+    | SyncError::Status { body: quoted, .. }) = &error
+    else {
+        panic!("an answer's error is one of the answer variants: {error:?}");
+    };
     assert!(
-        failure.message.chars().count() <= STATUS_PREFIX.len() + 5 + 300,
-        "a failure message quotes at most 300 characters of the body"
+        quoted.chars().count() <= QUOTED_BODY_CHARS && reply.body.starts_with(quoted.as_str()),
+        "an error quotes at most 300 characters of the body, from its start"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!("server answered {status}: {quoted}"),
+        "the message names the status and quotes the body"
     );
     let Ok(data) = reply.data() else {
         return;

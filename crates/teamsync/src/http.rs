@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::client::{Client, MAX_RETRIES};
-use crate::result::ErrorType;
+use crate::error::SyncError;
 
 /// A repository as the server describes it (R8.1 data).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -38,36 +38,17 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
-    pub(crate) fn data(&self) -> Result<RepoData, Failure> {
-        serde_json::from_str(&self.body).map_err(|e| Failure {
-            error_type: Some(ErrorType::Network),
-            message: format!("unreadable server answer (status {}): {e}", self.status),
+    /// The repository data in the body.
+    pub(crate) fn data(&self) -> Result<RepoData, SyncError> {
+        serde_json::from_str(&self.body).map_err(|source| SyncError::Unreadable {
+            status: self.status,
+            source,
         })
     }
-}
 
-/// How the message of [`Failure::status`] begins, followed by the status.
-pub(crate) const STATUS_PREFIX: &str = "server answered ";
-
-/// Why a request failed for good.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub(crate) error_type: Option<ErrorType>,
-    pub(crate) message: String,
-}
-
-impl Failure {
-    /// The failure of an answer whose status the caller does not handle.
-    pub(crate) fn status(reply: &Reply) -> Self {
-        let error_type = match reply.status {
-            401 | 403 => Some(ErrorType::Auth),
-            _ => None,
-        };
-        let body: String = reply.body.chars().take(300).collect();
-        Self {
-            error_type,
-            message: format!("{STATUS_PREFIX}{}: {body}", reply.status),
-        }
+    /// The error of this answer, for a status the caller does not handle.
+    pub(crate) fn error(&self) -> SyncError {
+        SyncError::from_answer(self.status, &self.body)
     }
 }
 
@@ -101,7 +82,7 @@ impl<'a> Transport<'a> {
     }
 
     /// `GET` the full data, or only the hashes.
-    pub(crate) fn get(&self, hashes_only: bool) -> Result<Reply, Failure> {
+    pub(crate) fn get(&self, hashes_only: bool) -> Result<Reply, SyncError> {
         let url = if hashes_only {
             format!("{}&view=hashes", self.url)
         } else {
@@ -117,7 +98,7 @@ impl<'a> Transport<'a> {
     }
 
     /// `PUT` a body, with `If-Match` when the client has seen a checksum.
-    pub(crate) fn put(&self, body: &str, if_match: Option<&str>) -> Result<Reply, Failure> {
+    pub(crate) fn put(&self, body: &str, if_match: Option<&str>) -> Result<Reply, SyncError> {
         self.with_retries(|| {
             let mut req = self
                 .agent
@@ -134,7 +115,7 @@ impl<'a> Transport<'a> {
     fn with_retries(
         &self,
         call: impl Fn() -> Result<ureq::http::Response<ureq::Body>, ureq::Error>,
-    ) -> Result<Reply, Failure> {
+    ) -> Result<Reply, SyncError> {
         let mut attempt = 0;
         loop {
             let (failure, retry_after) = match call() {
@@ -149,25 +130,22 @@ impl<'a> Transport<'a> {
                     let body = match resp.body_mut().read_to_string() {
                         Ok(b) => b,
                         Err(e) => {
-                            let f = transport_failure(&e);
                             if attempt < MAX_RETRIES {
                                 self.sleep(attempt, None);
                                 attempt += 1;
                                 continue;
                             }
-                            return Err(f);
+                            return Err(SyncError::from_transport(e));
                         }
                     };
                     let reply = Reply { status, body };
                     if status == 429 || status >= 500 {
-                        let mut f = Failure::status(&reply);
-                        f.error_type = Some(ErrorType::Network);
-                        (f, retry_after)
+                        (reply.error(), retry_after)
                     } else {
                         return Ok(reply);
                     }
                 }
-                Err(e) => (transport_failure(&e), None),
+                Err(e) => (SyncError::from_transport(e), None),
             };
             if attempt >= MAX_RETRIES {
                 return Err(failure);
@@ -185,18 +163,6 @@ impl<'a> Transport<'a> {
             .backoff_base
             .saturating_mul(1 << attempt.min(16));
         std::thread::sleep(retry_after.unwrap_or(backoff).min(self.client.backoff_max));
-    }
-}
-
-fn transport_failure(e: &ureq::Error) -> Failure {
-    let error_type = match e {
-        ureq::Error::Timeout(_) => ErrorType::Timeout,
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => ErrorType::Timeout,
-        _ => ErrorType::Network,
-    };
-    Failure {
-        error_type: Some(error_type),
-        message: format!("request failed: {e}"),
     }
 }
 

@@ -16,6 +16,9 @@
 //! - [`Watcher`] — the R8.8 watcher: pull once, then push
 //!   [`DEBOUNCE`] after the last change in the team folder.
 //! - [`SyncResult`] — the R8.6 JSON result; [`ErrorType`] its `errorType`.
+//! - [`SyncError`] — why a sync or a step of it failed, as data (the HTTP
+//!   status, the folder error); its [`SyncError::error_type`] is the
+//!   result's `errorType`.
 //! - [`repo_from_git_config`], [`parse_github_remote`] — the repository
 //!   identity of R8.7, read from `.git/config` without running git.
 //!
@@ -31,6 +34,7 @@
 //! ```
 
 mod client;
+mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -47,6 +51,7 @@ pub use client::{
     Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES, MAX_RETRIES,
     TEAM_MEMORY_SYNC_TIMEOUT,
 };
+pub use error::SyncError;
 pub use pull::pull;
 pub use push::push;
 pub use repo::{parse_github_remote, repo_from_git_config};
@@ -55,19 +60,9 @@ pub use state::{CONFLICTS_DIR, STATE_FILE};
 pub use status::{SyncStatus, status};
 pub use watch::{DEBOUNCE, SUPPRESSED_FILE, WatchError, WatchOptions, Watcher};
 
-/// The token and repository, or the failure that their absence means.
-fn credentials(client: &Client) -> Result<(&str, &str), Box<SyncResult>> {
-    let Some(token) = client.token.as_deref() else {
-        return Err(Box::new(SyncResult::failed(
-            Some(ErrorType::NoOauth),
-            "no team sync token is configured",
-        )));
-    };
-    let Some(repo) = client.repo.as_deref() else {
-        return Err(Box::new(SyncResult::failed(
-            Some(ErrorType::NoRepo),
-            "no github.com origin remote to name the repository",
-        )));
-    };
+/// The token and repository, or the error that their absence means.
+fn credentials(client: &Client) -> Result<(&str, &str), SyncError> {
+    let token = client.token.as_deref().ok_or(SyncError::NoToken)?;
+    let repo = client.repo.as_deref().ok_or(SyncError::NoRepo)?;
     Ok((token, repo))
 }

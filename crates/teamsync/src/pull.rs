@@ -8,9 +8,10 @@ use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, FolderLock};
 use memdir_paths::validate_team_mem_key_text;
 
 use crate::client::{Client, MAX_FILE_SIZE_BYTES};
-use crate::http::{Failure, RepoData, Transport};
+use crate::error::SyncError;
+use crate::http::{RepoData, Transport};
 use crate::result::{SkippedKey, SyncResult};
-use crate::state::{CONFLICTS_DIR, SyncState, describe, open_or_create, sha256};
+use crate::state::{CONFLICTS_DIR, SyncState, open_or_create, sha256};
 
 /// The most of a local file a pull reads to compare it: well above what a
 /// push may send, so that an over-long local edit is still kept aside
@@ -35,28 +36,32 @@ pub(crate) const MAX_LOCAL_BYTES: u64 = 4 * MAX_FILE_SIZE_BYTES as u64;
 /// if a folder in it is swapped for a symbolic link while the pull runs.
 #[must_use]
 pub fn pull(client: &Client) -> SyncResult {
-    let (token, repo) = match crate::credentials(client) {
-        Ok(v) => v,
-        Err(r) => return *r,
-    };
+    run(client).0
+}
+
+/// [`pull`], and the error that stopped it, if one did (a key that could
+/// not be written stops nothing: it is reported in the result).
+pub(crate) fn run(client: &Client) -> (SyncResult, Option<SyncError>) {
+    match try_pull(client) {
+        Ok(result) => (result, None),
+        Err(e) => (SyncResult::from_error(&e), Some(e)),
+    }
+}
+
+fn try_pull(client: &Client) -> Result<SyncResult, SyncError> {
+    let (token, repo) = crate::credentials(client)?;
     let transport = Transport::new(client, token, repo);
-    let reply = match transport.get(false) {
-        Ok(r) => r,
-        Err(f) => return failed(f),
-    };
+    let reply = transport.get(false)?;
     let data = match reply.status {
-        200 => match reply.data() {
-            Ok(d) => d,
-            Err(f) => return failed(f),
-        },
+        200 => reply.data()?,
         // Nothing stored yet: nothing to pull.
         404 => {
-            return SyncResult {
+            return Ok(SyncResult {
                 success: true,
                 ..SyncResult::default()
-            };
+            });
         }
-        _ => return failed(Failure::status(&reply)),
+        _ => return Err(reply.error()),
     };
     let mut result = SyncResult {
         success: true,
@@ -68,14 +73,8 @@ pub fn pull(client: &Client) -> SyncResult {
     let (accepted, skipped) = accept_entries(&data);
     result.skipped = skipped;
 
-    let team = match open_or_create(&client.team_dir) {
-        Ok(t) => t,
-        Err(message) => return SyncResult::failed(None, message),
-    };
-    let lock = match team.lock(DEFAULT_LOCK_TIMEOUT) {
-        Ok(l) => l,
-        Err(e) => return SyncResult::failed(None, describe(&e)),
-    };
+    let team = open_or_create(&client.team_dir)?;
+    let lock = team.lock(DEFAULT_LOCK_TIMEOUT)?;
     let mut state = SyncState::load(Some(&team), repo);
     let mut failures = Vec::new();
     for (key, text) in accepted {
@@ -93,15 +92,16 @@ pub fn pull(client: &Client) -> SyncResult {
             }
             // The base stays: the next push sends the local edit.
             Ok(Merged::KeptLocal) => result.kept_local.push(key),
-            Err(reason) => {
+            Err(e) => {
+                let reason = e.describe();
                 failures.push(format!("{key}: {reason}"));
                 result.skipped.push(SkippedKey { key, reason });
             }
         }
     }
     state.checksum.clone_from(&data.checksum);
-    if let Err(message) = state.save(&lock) {
-        failures.push(message);
+    if let Err(e) = state.save(&lock) {
+        failures.push(e.describe());
     }
     if !failures.is_empty() {
         result.success = false;
@@ -111,7 +111,7 @@ pub fn pull(client: &Client) -> SyncResult {
             [] => unreachable!("failures is not empty"),
         });
     }
-    result
+    Ok(result)
 }
 
 /// The entries of a server's answer that a pull may write, by canonical
@@ -159,10 +159,6 @@ pub(crate) fn accept_entries(data: &RepoData) -> (Vec<(String, &str)>, Vec<Skipp
     (accepted, skipped)
 }
 
-fn failed(f: Failure) -> SyncResult {
-    SyncResult::failed(f.error_type, f.message)
-}
-
 /// What a pull did with one key.
 enum Merged {
     /// The local file already holds the server's entry.
@@ -179,11 +175,8 @@ fn merge_entry(
     text: &str,
     server_sum: &str,
     base: Option<&str>,
-) -> Result<Merged, String> {
-    let local = lock
-        .folder()
-        .read(key, MAX_LOCAL_BYTES)
-        .map_err(|e| describe(&e))?;
+) -> Result<Merged, SyncError> {
+    let local = lock.folder().read(key, MAX_LOCAL_BYTES)?;
     let mut conflict_copy = None;
     if let Some(local) = local {
         let local_sum = sha256(&local);
@@ -199,13 +192,13 @@ fn merge_entry(
             conflict_copy = Some(save_conflict_copy(lock, key, &local)?);
         }
     }
-    lock.write(key, text.as_bytes()).map_err(|e| describe(&e))?;
+    lock.write(key, text.as_bytes())?;
     Ok(Merged::Written { conflict_copy })
 }
 
 /// Copies a local edit to `.conflicts/<key>.<time>` (created exclusively,
 /// so two copies in one millisecond get two names).
-fn save_conflict_copy(lock: &FolderLock<'_>, key: &str, local: &[u8]) -> Result<String, String> {
+fn save_conflict_copy(lock: &FolderLock<'_>, key: &str, local: &[u8]) -> Result<String, SyncError> {
     let stamp = jiff::Timestamp::now()
         .strftime("%Y%m%dT%H%M%S%.3fZ")
         .to_string();
@@ -219,12 +212,7 @@ fn save_conflict_copy(lock: &FolderLock<'_>, key: &str, local: &[u8]) -> Result<
         match lock.create_new(&rel, local) {
             Ok(()) => return Ok(rel),
             Err(FolderError::AlreadyExists { .. }) if n < 100 => n += 1,
-            Err(e) => {
-                return Err(format!(
-                    "cannot keep the local edit aside: {}",
-                    describe(&e)
-                ));
-            }
+            Err(e) => return Err(SyncError::ConflictCopy(e)),
         }
     }
 }

@@ -7,9 +7,10 @@ use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
 use memdir_paths::{normalize_team_mem_key, validate_team_mem_key_text};
 
 use crate::client::{Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES};
-use crate::http::{Failure, RepoData, Transport};
-use crate::result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
-use crate::state::{SyncState, describe, open_or_create, sha256};
+use crate::error::SyncError;
+use crate::http::{RepoData, Transport};
+use crate::result::{SkippedKey, SkippedSecret, SyncResult};
+use crate::state::{SyncState, open_or_create, sha256};
 
 /// A local file ready to send.
 pub(crate) struct Local {
@@ -29,33 +30,39 @@ pub(crate) struct Local {
 /// [`MAX_CONFLICT_RETRIES`] times, then the result says `conflict`.
 #[must_use]
 pub fn push(client: &Client) -> SyncResult {
-    let (token, repo) = match crate::credentials(client) {
-        Ok(v) => v,
-        Err(r) => return *r,
-    };
-    let team = match open_or_create(&client.team_dir) {
-        Ok(t) => t,
-        Err(message) => return SyncResult::failed(None, message),
-    };
+    run(client).0
+}
+
+/// [`push`], and the error that stopped it, if one did. The result keeps
+/// what the push did and found before the error (uploads, skipped files).
+pub(crate) fn run(client: &Client) -> (SyncResult, Option<SyncError>) {
     let mut result = SyncResult::default();
-    let local = match collect(Some(&team), &mut result) {
-        Ok(l) => l,
-        Err(message) => return SyncResult::failed(None, message),
-    };
+    match try_push(client, &mut result) {
+        Ok(()) => (result, None),
+        Err(e) => {
+            result.success = false;
+            result.error_type = e.error_type();
+            result.error = Some(e.describe());
+            (result, Some(e))
+        }
+    }
+}
+
+fn try_push(client: &Client, result: &mut SyncResult) -> Result<(), SyncError> {
+    let (token, repo) = crate::credentials(client)?;
+    let team = open_or_create(&client.team_dir)?;
+    // What the listing found is reported only once it is complete.
+    let mut scanned = SyncResult::default();
+    let local = collect(Some(&team), &mut scanned)?;
+    *result = scanned;
     let transport = Transport::new(client, token, repo);
     let mut state = SyncState::load(Some(&team), repo);
 
-    let reply = match transport.get(true) {
-        Ok(r) => r,
-        Err(f) => return failed(f, result),
-    };
+    let reply = transport.get(true)?;
     let mut server = match reply.status {
-        200 => match reply.data() {
-            Ok(d) => d,
-            Err(f) => return failed(f, result),
-        },
+        200 => reply.data()?,
         404 => RepoData::default(),
-        _ => return failed(Failure::status(&reply), result),
+        _ => return Err(reply.error()),
     };
 
     // The keys whose base this push moves, for the state saved at the end.
@@ -73,17 +80,11 @@ pub fn push(client: &Client) -> SyncResult {
                 touched.insert(key.clone(), l.sum.clone());
             }
         }
-        for body in pack(&delta, &mut result) {
-            let reply = match transport.put(&body.json, server.checksum.as_deref()) {
-                Ok(r) => r,
-                Err(f) => return failed(f, result),
-            };
+        for body in pack(&delta, result) {
+            let reply = transport.put(&body.json, server.checksum.as_deref())?;
             match reply.status {
                 200 => {
-                    let data = match reply.data() {
-                        Ok(d) => d,
-                        Err(f) => return failed(f, result),
-                    };
+                    let data = reply.data()?;
                     result.files_uploaded += body.keys.len();
                     result.uploaded.extend(body.keys.iter().cloned());
                     for key in &body.keys {
@@ -95,23 +96,14 @@ pub fn push(client: &Client) -> SyncResult {
                 }
                 412 | 428 if conflicts < MAX_CONFLICT_RETRIES => {
                     conflicts += 1;
-                    match reply.data() {
-                        Ok(d) => server = d,
-                        Err(f) => return failed(f, result),
-                    }
+                    server = reply.data()?;
                     continue 'attempt;
                 }
                 412 | 428 => {
                     result.conflict = Some(true);
-                    return failed(
-                        Failure {
-                            error_type: Some(ErrorType::Conflict),
-                            message: "the repository kept changing under the push".to_owned(),
-                        },
-                        result,
-                    );
+                    return Err(SyncError::Conflict);
                 }
-                _ => return failed(Failure::status(&reply), result),
+                _ => return Err(reply.error()),
             }
         }
         break;
@@ -124,11 +116,7 @@ pub fn push(client: &Client) -> SyncResult {
     }
     result.success = true;
     result.checksum.clone_from(&server.checksum);
-    if let Err(message) = save_state(&team, repo, touched, server.checksum.clone()) {
-        result.success = false;
-        result.error = Some(message);
-    }
-    result
+    save_state(&team, repo, touched, server.checksum.clone())
 }
 
 /// The files to send, by the three-way rule; `diverged` gets those held
@@ -162,8 +150,8 @@ fn save_state(
     repo: &str,
     touched: BTreeMap<String, String>,
     checksum: Option<String>,
-) -> Result<(), String> {
-    let lock = team.lock(DEFAULT_LOCK_TIMEOUT).map_err(|e| describe(&e))?;
+) -> Result<(), SyncError> {
+    let lock = team.lock(DEFAULT_LOCK_TIMEOUT)?;
     let mut saved = SyncState::load(Some(team), repo);
     saved.entries.extend(touched);
     saved.checksum = checksum;
@@ -202,19 +190,12 @@ pub(crate) fn judge(local: &str, server: Option<&String>, base: Option<&String>)
     }
 }
 
-fn failed(f: Failure, mut partial: SyncResult) -> SyncResult {
-    partial.success = false;
-    partial.error_type = f.error_type;
-    partial.error = Some(f.message);
-    partial
-}
-
 /// Reads, checks and scans every local memory file. A file whose name
 /// holds a secret is not sent either, and is reported by a redacted name.
 pub(crate) fn collect(
     team: Option<&MemoryFolder>,
     result: &mut SyncResult,
-) -> Result<BTreeMap<String, Local>, String> {
+) -> Result<BTreeMap<String, Local>, SyncError> {
     let Some(team) = team else {
         return Ok(BTreeMap::new());
     };
@@ -239,14 +220,17 @@ pub(crate) fn collect(
             Err(FolderError::Read(memdir_memtypes::ReadError::TooLarge { .. })) => {
                 result.skipped.push(SkippedKey {
                     key,
-                    reason: format!("over the {MAX_FILE_SIZE_BYTES}-byte limit"),
+                    reason: SyncError::TooLarge {
+                        limit: MAX_FILE_SIZE_BYTES,
+                    }
+                    .to_string(),
                 });
                 continue;
             }
             Err(e) => {
                 result.skipped.push(SkippedKey {
                     key,
-                    reason: describe(&e),
+                    reason: SyncError::from(e).describe(),
                 });
                 continue;
             }
@@ -254,7 +238,7 @@ pub(crate) fn collect(
         let Ok(text) = String::from_utf8(bytes) else {
             result.skipped.push(SkippedKey {
                 key,
-                reason: "not UTF-8 text".to_owned(),
+                reason: SyncError::NotUtf8.to_string(),
             });
             continue;
         };
@@ -290,25 +274,28 @@ fn list_md(
     prefix: &str,
     out: &mut Vec<(String, String)>,
     result: &mut SyncResult,
-) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+) -> Result<(), SyncError> {
+    let cannot_list = |source| SyncError::List {
+        path: dir.to_owned(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(cannot_list)? {
+        let entry = entry.map_err(cannot_list)?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else {
             result.skipped.push(SkippedKey {
                 key: format!("{prefix}{}", name.to_string_lossy()),
-                reason: "the file name is not UTF-8".to_owned(),
+                reason: SyncError::NameNotUtf8.to_string(),
             });
             continue;
         };
         if name.starts_with('.') {
             continue;
         }
-        let file_type = entry
-            .file_type()
-            .map_err(|e| format!("cannot inspect {}: {e}", entry.path().display()))?;
+        let file_type = entry.file_type().map_err(|source| SyncError::Inspect {
+            path: entry.path(),
+            source,
+        })?;
         let rel = format!("{prefix}{name}");
         if file_type.is_dir() {
             list_md(&entry.path(), &format!("{rel}/"), out, result)?;
@@ -354,7 +341,10 @@ fn pack(delta: &BTreeMap<&str, &Local>, result: &mut SyncResult) -> Vec<Body> {
         if FRAME + bytes > MAX_PUT_BODY_BYTES {
             result.skipped.push(SkippedKey {
                 key: (*key).to_owned(),
-                reason: format!("too large for one {MAX_PUT_BODY_BYTES}-byte request"),
+                reason: SyncError::TooLargeForRequest {
+                    limit: MAX_PUT_BODY_BYTES,
+                }
+                .to_string(),
             });
             continue;
         }

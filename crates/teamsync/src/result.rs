@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::SyncError;
+
 /// Why a sync failed (R8.6 `errorType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -102,12 +104,13 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl SyncResult {
-    /// A failed result.
-    pub(crate) fn failed(error_type: Option<ErrorType>, message: impl Into<String>) -> Self {
+    /// A failed result: the error's `errorType`, and its message with its
+    /// causes.
+    pub(crate) fn from_error(e: &SyncError) -> Self {
         Self {
             success: false,
-            error_type,
-            error: Some(message.into()),
+            error_type: e.error_type(),
+            error: Some(e.describe()),
             ..Self::default()
         }
     }
@@ -139,7 +142,7 @@ mod tests {
             ok.to_json(),
             r#"{"success":true,"filesUploaded":2,"checksum":"sha256:ab"}"#
         );
-        let mut bad = SyncResult::failed(Some(ErrorType::NoOauth), "no token");
+        let mut bad = SyncResult::from_error(&SyncError::NoToken);
         bad.skipped_secrets.push(SkippedSecret {
             file: "a.md".into(),
             rule_ids: vec!["github-pat".into()],
@@ -147,7 +150,7 @@ mod tests {
         });
         assert_eq!(
             bad.to_json(),
-            r#"{"success":false,"filesUploaded":0,"skippedSecrets":[{"file":"a.md","ruleIds":["github-pat"],"lines":[3]}],"errorType":"no_oauth","error":"no token"}"#
+            r#"{"success":false,"filesUploaded":0,"skippedSecrets":[{"file":"a.md","ruleIds":["github-pat"],"lines":[3]}],"errorType":"no_oauth","error":"no team sync token is configured"}"#
         );
         let back: SyncResult = serde_json::from_str(&bad.to_json()).unwrap();
         assert_eq!(back, bad);

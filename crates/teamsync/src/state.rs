@@ -9,6 +9,8 @@ use memdir_folder::{FolderLock, MemoryFolder};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::error::SyncError;
+
 /// The state file's name in the team folder. Hidden, so never scanned as a
 /// memory and never pushed.
 pub const STATE_FILE: &str = ".sync-state.json";
@@ -48,10 +50,9 @@ impl SyncState {
     }
 
     /// Writes the state atomically, under the team folder's lock.
-    pub(crate) fn save(&self, lock: &FolderLock<'_>) -> Result<(), String> {
+    pub(crate) fn save(&self, lock: &FolderLock<'_>) -> Result<(), SyncError> {
         let text = serde_json::to_vec_pretty(self).expect("the state always serialises");
-        lock.write(STATE_FILE, &text)
-            .map_err(|e| format!("cannot write the sync state: {e}"))
+        lock.write(STATE_FILE, &text).map_err(SyncError::StateWrite)
     }
 }
 
@@ -72,17 +73,17 @@ pub(crate) fn describe(e: &dyn std::error::Error) -> String {
 }
 
 /// Opens the team folder when it exists (`None` when it does not).
-pub(crate) fn open_existing(team: &Path) -> Result<Option<MemoryFolder>, String> {
+pub(crate) fn open_existing(team: &Path) -> Result<Option<MemoryFolder>, SyncError> {
     match MemoryFolder::open(team) {
         Ok(f) => Ok(Some(f)),
         Err(memdir_folder::FolderError::NotAFolder { .. }) if !team.exists() => Ok(None),
-        Err(e) => Err(describe(&e)),
+        Err(e) => Err(e.into()),
     }
 }
 
 /// Opens the team folder, creating it when missing.
-pub(crate) fn open_or_create(team: &Path) -> Result<MemoryFolder, String> {
-    MemoryFolder::create(team).map_err(|e| describe(&e))
+pub(crate) fn open_or_create(team: &Path) -> Result<MemoryFolder, SyncError> {
+    Ok(MemoryFolder::create(team)?)
 }
 
 /// `sha256:<hex>` of bytes, as the server computes entry checksums.

@@ -7,7 +7,8 @@ use memdir_paths::validate_team_mem_key_text;
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
-use crate::http::{Failure, RepoData, Transport};
+use crate::error::SyncError;
+use crate::http::{RepoData, Transport};
 use crate::push::{DIVERGED, Judgement, judge};
 use crate::result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
 use crate::state::{SyncState, open_existing, sha256};
@@ -57,11 +58,11 @@ pub struct SyncStatus {
 }
 
 impl SyncStatus {
-    fn failed(error_type: Option<ErrorType>, message: String) -> Self {
+    fn failed(e: &SyncError) -> Self {
         Self {
             success: false,
-            error_type,
-            error: Some(message),
+            error_type: e.error_type(),
+            error: Some(e.describe()),
             ..Self::default()
         }
     }
@@ -82,31 +83,21 @@ impl SyncStatus {
 /// not the sync state.
 #[must_use]
 pub fn status(client: &Client) -> SyncStatus {
-    let (token, repo) = match crate::credentials(client) {
-        Ok(v) => v,
-        Err(r) => return SyncStatus::failed(r.error_type, r.error.unwrap_or_default()),
-    };
+    try_status(client).unwrap_or_else(|e| SyncStatus::failed(&e))
+}
+
+fn try_status(client: &Client) -> Result<SyncStatus, SyncError> {
+    let (token, repo) = crate::credentials(client)?;
     let team = client.team_dir.as_path();
-    let folder = match open_existing(team) {
-        Ok(f) => f,
-        Err(message) => return SyncStatus::failed(None, message),
-    };
+    let folder = open_existing(team)?;
     let mut scan = SyncResult::default();
-    let local = match crate::push::collect(folder.as_ref(), &mut scan) {
-        Ok(l) => l,
-        Err(message) => return SyncStatus::failed(None, message),
-    };
+    let local = crate::push::collect(folder.as_ref(), &mut scan)?;
     let transport = Transport::new(client, token, repo);
-    let server = match transport.get(true) {
-        Ok(reply) => match reply.status {
-            200 => match reply.data() {
-                Ok(d) => d,
-                Err(f) => return failed(f),
-            },
-            404 => RepoData::default(),
-            _ => return failed(Failure::status(&reply)),
-        },
-        Err(f) => return failed(f),
+    let reply = transport.get(true)?;
+    let server = match reply.status {
+        200 => reply.data()?,
+        404 => RepoData::default(),
+        _ => return Err(reply.error()),
     };
     let sums = &server.content.entry_checksums;
     let mut out = SyncStatus {
@@ -162,9 +153,5 @@ pub fn status(client: &Client) -> SyncStatus {
     out.to_pull = to_pull.into_iter().collect();
     out.conflicts.sort();
     out.conflicts.dedup();
-    out
-}
-
-fn failed(f: Failure) -> SyncStatus {
-    SyncStatus::failed(f.error_type, f.message)
+    Ok(out)
 }

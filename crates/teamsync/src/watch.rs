@@ -11,7 +11,7 @@ use notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 use crate::client::Client;
-use crate::http::STATUS_PREFIX;
+use crate::error::SyncError;
 use crate::result::{ErrorType, SyncResult};
 
 /// `DEBOUNCE_MS` (R8.8): the push follows the last change by this much.
@@ -79,8 +79,8 @@ enum Msg {
 /// temporary files) are ignored, and so are read-only accesses, so neither
 /// the watcher's own pull nor its pushes schedule a push.
 ///
-/// After a permanent failure (`no_oauth`, `auth`, or a 4xx other than 409
-/// and 429) pushes are suppressed until a file is deleted (an event for a
+/// After a permanent failure ([`SyncError::is_permanent`]: `no_oauth`,
+/// `no_repo`, `auth`, or a 4xx other than 409 and 429) pushes are suppressed until a file is deleted (an event for a
 /// path no longer on disk): deleting files is how a user recovers from
 /// "too many entries".
 pub struct Watcher {
@@ -105,14 +105,14 @@ impl Watcher {
     /// The watcher starts even when the pull fails or the server has no
     /// content yet; a pull that failed permanently starts it suppressed.
     pub fn start(client: Client, options: WatchOptions) -> Result<Self, WatchError> {
-        if let Err(r) = crate::credentials(&client) {
-            return Err(WatchError::Sync(r));
+        if let Err(e) = crate::credentials(&client) {
+            return Err(WatchError::Sync(Box::new(SyncResult::from_error(&e))));
         }
         let team = client.team_dir.clone();
         std::fs::create_dir_all(&team)
             .map_err(|e| WatchError::Watch(format!("cannot create {}: {e}", team.display())))?;
         // Pull BEFORE watching, so that its writes schedule nothing.
-        let initial_pull = client.pull();
+        let (initial_pull, pull_error) = crate::pull::run(&client);
 
         let (tx, rx) = channel();
         let events_tx = tx.clone();
@@ -127,7 +127,7 @@ impl Watcher {
             .map_err(|e| WatchError::Watch(format!("cannot watch {}: {e}", team.display())))?;
 
         let (results_tx, results) = channel();
-        let suppressed = is_permanent(&initial_pull);
+        let suppressed = is_permanent(pull_error.as_ref());
         record_suppression(
             &team,
             suppressed.then(|| {
@@ -258,8 +258,8 @@ impl Worker {
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     self.deadline = None;
-                    let result = self.client.push();
-                    if is_permanent(&result) {
+                    let (result, error) = crate::push::run(&self.client);
+                    if is_permanent(error.as_ref()) {
                         self.set_suppressed(Some(
                             result.error.as_deref().unwrap_or("a permanent failure"),
                         ));
@@ -344,23 +344,10 @@ fn is_hidden(team: &Path, path: &Path) -> bool {
         .any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with('.')))
 }
 
-/// Whether a failure is permanent: `no_oauth`, `no_repo`, `auth`, or a
-/// 4xx other than 409 and 429.
-fn is_permanent(r: &SyncResult) -> bool {
-    if r.success {
-        return false;
-    }
-    match r.error_type {
-        Some(ErrorType::NoOauth | ErrorType::NoRepo | ErrorType::Auth) => true,
-        Some(_) => false,
-        None => r
-            .error
-            .as_deref()
-            .and_then(|e| e.strip_prefix(STATUS_PREFIX))
-            .and_then(|s| s.get(..3))
-            .and_then(|s| s.parse::<u16>().ok())
-            .is_some_and(|s| (400..500).contains(&s) && s != 409 && s != 429),
-    }
+/// Whether a sync stopped by a permanent failure, which suppresses pushes:
+/// see [`SyncError::is_permanent`].
+fn is_permanent(error: Option<&SyncError>) -> bool {
+    error.is_some_and(SyncError::is_permanent)
 }
 
 #[cfg(test)]
@@ -369,16 +356,22 @@ mod tests {
 
     #[test]
     fn permanent_failures() {
-        let f = |t, m: &str| SyncResult::failed(t, m);
-        assert!(is_permanent(&f(Some(ErrorType::Auth), "x")));
-        assert!(is_permanent(&f(Some(ErrorType::NoOauth), "x")));
-        assert!(!is_permanent(&f(Some(ErrorType::Network), "x")));
-        assert!(!is_permanent(&f(Some(ErrorType::Conflict), "x")));
-        assert!(is_permanent(&f(None, "server answered 413: too big")));
-        assert!(is_permanent(&f(None, "server answered 400: bad")));
-        assert!(!is_permanent(&f(None, "server answered 409: busy")));
-        assert!(!is_permanent(&f(None, "server answered 429: slow")));
-        assert!(!is_permanent(&f(None, "cannot write the sync state")));
+        let answer = |status| SyncError::from_answer(status, "x");
+        assert!(!is_permanent(None));
+        assert!(is_permanent(Some(&answer(401))));
+        assert!(is_permanent(Some(&SyncError::NoToken)));
+        assert!(is_permanent(Some(&SyncError::NoRepo)));
+        assert!(!is_permanent(Some(&answer(503))));
+        assert!(!is_permanent(Some(&SyncError::Conflict)));
+        assert!(is_permanent(Some(&answer(413))));
+        assert!(is_permanent(Some(&answer(400))));
+        assert!(!is_permanent(Some(&answer(409))));
+        assert!(!is_permanent(Some(&answer(429))));
+        assert!(!is_permanent(Some(&SyncError::StateWrite(
+            memdir_folder::FolderError::NotAFolder {
+                path: "/t/team".into()
+            }
+        ))));
     }
 
     #[test]
