@@ -1,3 +1,6 @@
+//! Unit tests of [`SyncError`](super::SyncError): what each variant maps to,
+//! which failures are permanent, and that the status stays data.
+
 use std::io;
 
 use memdir_folder::FolderError;
