@@ -180,7 +180,7 @@ fn watch(client: Client, debounce_ms: u64, json: bool) -> anyhow::Result<Outcome
                     .unwrap_or("no credentials or repository")
             )
         }
-        Err(e) => bail!("cannot watch: {e:?}"),
+        Err(e) => return Err(anyhow::Error::new(e).context("cannot watch the team folder")),
     };
     let log = |op: &str, r: &SyncResult| -> anyhow::Result<()> {
         if json {

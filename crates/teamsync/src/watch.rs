@@ -31,14 +31,36 @@ impl Default for WatchOptions {
     }
 }
 
-/// Why a [`Watcher`] did not start.
-#[derive(Debug)]
+/// Why a [`Watcher`] did not start. The causes are sources, not repeated
+/// in the messages: print the chain to see them.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WatchError {
     /// No credentials or no repository: the failed result, with
     /// `errorType` `no_oauth` or `no_repo`.
+    #[error("{}", .0.error.as_deref().unwrap_or("no credentials or repository"))]
     Sync(Box<SyncResult>),
-    /// The team folder could not be created or watched.
-    Watch(String),
+    /// The team folder could not be created.
+    #[error("cannot create {}", path.display())]
+    CreateFolder {
+        /// The team folder.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file-system watcher could not start, or not watch the folder.
+    #[error("cannot watch {}", path.display())]
+    Watch {
+        /// The team folder.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: notify::Error,
+    },
+    /// The thread that pushes after changes could not start.
+    #[error("cannot start the watcher thread")]
+    Thread(#[source] std::io::Error),
 }
 
 impl WatchError {
@@ -47,21 +69,10 @@ impl WatchError {
     pub fn error_type(&self) -> Option<ErrorType> {
         match self {
             Self::Sync(r) => r.error_type,
-            Self::Watch(_) => None,
+            _ => None,
         }
     }
 }
-
-impl std::fmt::Display for WatchError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Sync(r) => write!(f, "{}", r.error.as_deref().unwrap_or("cannot sync")),
-            Self::Watch(m) => write!(f, "{m}"),
-        }
-    }
-}
-
-impl std::error::Error for WatchError {}
 
 enum Msg {
     Events(DebounceEventResult),
@@ -109,8 +120,10 @@ impl Watcher {
             return Err(WatchError::Sync(Box::new(SyncResult::from_error(&e))));
         }
         let team = client.team_dir.clone();
-        std::fs::create_dir_all(&team)
-            .map_err(|e| WatchError::Watch(format!("cannot create {}: {e}", team.display())))?;
+        std::fs::create_dir_all(&team).map_err(|source| WatchError::CreateFolder {
+            path: team.clone(),
+            source,
+        })?;
         // Pull BEFORE watching, so that its writes schedule nothing.
         let (initial_pull, pull_error) = crate::pull::run(&client);
 
@@ -121,10 +134,16 @@ impl Watcher {
         let mut debouncer = new_debouncer(grain, None, move |r: DebounceEventResult| {
             let _ = events_tx.send(Msg::Events(r));
         })
-        .map_err(|e| WatchError::Watch(format!("cannot start the watcher: {e}")))?;
+        .map_err(|source| WatchError::Watch {
+            path: team.clone(),
+            source,
+        })?;
         debouncer
             .watch(&team, RecursiveMode::Recursive)
-            .map_err(|e| WatchError::Watch(format!("cannot watch {}: {e}", team.display())))?;
+            .map_err(|source| WatchError::Watch {
+                path: team.clone(),
+                source,
+            })?;
 
         let (results_tx, results) = channel();
         let suppressed = is_permanent(pull_error.as_ref());
@@ -148,7 +167,7 @@ impl Watcher {
         let thread = std::thread::Builder::new()
             .name("memdir-team-watch".to_owned())
             .spawn(move || worker.run(&rx))
-            .map_err(|e| WatchError::Watch(format!("cannot start the watcher thread: {e}")))?;
+            .map_err(WatchError::Thread)?;
         Ok(Self {
             tx,
             thread: Some(thread),

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use memdir_teamsync::{Client, ErrorType, SyncResult, WatchOptions, Watcher};
+use memdir_teamsync::{Client, ErrorType, SyncResult, WatchError, WatchOptions, Watcher};
 
 use crate::support::{Harness, client_for, read, start, write};
 
@@ -171,4 +171,27 @@ fn an_auth_failure_suppresses_pushes_until_a_file_is_deleted() {
     assert_eq!(r.error_type, Some(ErrorType::Auth), "{r:?}");
     assert_eq!(h.version(), 0);
     w.stop();
+}
+
+#[test]
+fn a_team_folder_that_cannot_be_created_is_a_typed_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let team = file.join("team");
+    // No server is needed: the folder fails before the first pull.
+    let client = Client::new("http://127.0.0.1:9", &team)
+        .with_token(Some("token".to_owned()))
+        .with_repo(Some("owner/name".to_owned()));
+    let Err(e) = Watcher::start(client, WatchOptions::default()) else {
+        panic!("the watcher started on a folder below a file");
+    };
+    assert!(
+        matches!(&e, WatchError::CreateFolder { path, .. } if *path == team),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), format!("cannot create {}", team.display()));
+    let source = std::error::Error::source(&e).expect("the io error is the source");
+    assert!(source.downcast_ref::<std::io::Error>().is_some());
+    assert_eq!(e.error_type(), None);
 }
