@@ -325,34 +325,13 @@ impl Worker {
                 if removal && !path.exists() {
                     deleted = true;
                 }
-                if path.is_dir() {
-                    // Files written straight into a new folder can arrive
-                    // before its watch does; the push this schedules lists
-                    // the whole folder, so none are missed.
-                    rescan(path);
-                }
+                // Files written straight into a new folder can arrive
+                // before its watch does; they need nothing here: the push
+                // this schedules lists the whole folder, so none are missed.
             }
         }
         (changed, deleted)
     }
-}
-
-/// Walks a folder that appeared, so that its files are known to be there
-/// when the scheduled push lists the tree; returns how many it holds.
-fn rescan(dir: &Path) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                rescan(&e.path())
-            } else {
-                1
-            }
-        })
-        .sum()
 }
 
 /// Whether a path is hidden relative to the team folder (the sync state,
