@@ -95,7 +95,14 @@ fn to_original(
     f: &SecretMatch,
 ) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
-    for (at, piece) in pieces {
+    // The pieces are in output order: start at the first that ends after
+    // the finding starts, so a round costs a search per finding, not a
+    // pass over every piece.
+    let first = pieces.partition_point(|(at, _)| at.end <= f.start);
+    for (at, piece) in &pieces[first..] {
+        if at.start >= f.end {
+            break;
+        }
         let (start, end) = (f.start.max(at.start), f.end.min(at.end));
         if start >= end {
             continue;
