@@ -45,7 +45,7 @@ pub fn server_answer(data: &[u8]) {
     let Ok(data) = reply.data() else {
         return;
     };
-    let (accepted, skipped) = accept_entries(&data);
+    let (accepted, skipped) = accept_entries(&data.content.entries);
     assert_eq!(
         accepted.len() + skipped.len(),
         data.content.entries.len(),

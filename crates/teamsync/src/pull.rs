@@ -9,7 +9,7 @@ use memdir_paths::validate_team_mem_key_text;
 
 use crate::client::{Client, MAX_FILE_SIZE_BYTES};
 use crate::error::SyncError;
-use crate::http::{RepoData, Transport};
+use crate::http::Transport;
 use crate::result::{SkippedKey, SyncResult};
 use crate::state::{CONFLICTS_DIR, SyncState, open_or_create, sha256};
 
@@ -70,7 +70,7 @@ fn try_pull(client: &Client) -> Result<SyncResult, SyncError> {
     };
 
     // Validate every key before writing anything.
-    let (accepted, skipped) = accept_entries(&data);
+    let (accepted, skipped) = accept_entries(&data.content.entries);
     result.skipped = skipped;
 
     let team = open_or_create(&client.team_dir)?;
@@ -114,17 +114,20 @@ fn try_pull(client: &Client) -> Result<SyncResult, SyncError> {
     Ok(result)
 }
 
-/// The entries of a server's answer that a pull may write, by canonical
-/// (NFC) key, and the keys it skips, with why.
+/// The entries of a server's answer (texts, or checksums in the hashes
+/// view) that a pull may write, by canonical (NFC) key, and the keys it
+/// skips, with why. Pull and status both judge keys through it.
 ///
 /// Every key must pass [`validate_team_mem_key_text`]. Two spellings of
 /// one name (NFC and NFD, say) would write one file twice: the spelling
 /// already in NFC is kept (or, when none is, the first in byte order) and
 /// the others are skipped.
-pub(crate) fn accept_entries(data: &RepoData) -> (Vec<(String, &str)>, Vec<SkippedKey>) {
+pub(crate) fn accept_entries(
+    entries: &BTreeMap<String, String>,
+) -> (Vec<(String, &str)>, Vec<SkippedKey>) {
     let mut skipped = Vec::new();
     let mut by_name: BTreeMap<String, (&str, &str)> = BTreeMap::new();
-    for (key, text) in &data.content.entries {
+    for (key, text) in entries {
         let nfc = match validate_team_mem_key_text(key) {
             Ok(nfc) => nfc,
             Err(e) => {

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeSet;
 
-use memdir_paths::validate_team_mem_key_text;
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
@@ -123,17 +122,9 @@ fn try_status(client: &Client) -> Result<SyncStatus, SyncError> {
     }
     // As pull decides: the three-way rule against the last sync's base.
     let mut to_pull = BTreeSet::new();
-    for (key, server_sum) in sums {
-        let key = match validate_team_mem_key_text(key) {
-            Ok(nfc) => nfc,
-            Err(e) => {
-                out.skipped.push(SkippedKey {
-                    key: key.clone(),
-                    reason: e.reason.to_string(),
-                });
-                continue;
-            }
-        };
+    let (accepted, skipped) = crate::pull::accept_entries(sums);
+    out.skipped.extend(skipped);
+    for (key, server_sum) in accepted {
         let local = folder
             .as_ref()
             .and_then(|f| f.read(&key, crate::pull::MAX_LOCAL_BYTES).ok().flatten());
@@ -143,7 +134,7 @@ fn try_status(client: &Client) -> Result<SyncStatus, SyncError> {
         };
         let local_sum = sha256(&bytes);
         let base = state.entries.get(&key);
-        if &local_sum != server_sum && base != Some(server_sum) {
+        if local_sum != server_sum && base.map(String::as_str) != Some(server_sum) {
             if base != Some(&local_sum) {
                 out.conflicts.push(key.clone());
             }

@@ -320,6 +320,11 @@ fn two_spellings_of_one_name_write_one_file_once() {
         )
         .unwrap();
     let team = tempfile::tempdir().unwrap();
+    // Status judges keys as pull does: one file to pull, one key skipped.
+    let st = h.client(team.path()).status();
+    assert_eq!(st.to_pull, ["caf\u{e9}.md"], "{st:?}");
+    let skipped: Vec<&str> = st.skipped.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(skipped, ["cafe\u{301}.md"]);
     let r = h.client(team.path()).pull();
     assert!(r.success, "{r:?}");
     assert_eq!(
