@@ -36,7 +36,7 @@ mod maintain;
 mod truncate;
 
 pub use lint::{FolderListing, Lint, LintKind, decode_index, lint_index, unlinked_files};
-pub use maintain::{IndexEntry, remove_entry, upsert_entry};
+pub use maintain::{IndexEntry, find_entry, remove_entry, upsert_entry};
 pub use truncate::{DroppedEntry, Truncation, truncate_entrypoint_content};
 
 pub use memdir_memtypes::ENTRYPOINT_NAME;

@@ -147,6 +147,51 @@ pub fn upsert_entry(index: &str, entry: &IndexEntry) -> Result<String, Entrypoin
     Ok(out)
 }
 
+/// The first index line that links to `file`, read back as an entry: its
+/// title unescaped, and its hook (the text after ` — `, or empty). `None`
+/// when no line links to the file.
+///
+/// ```
+/// use memdir_entrypoint::{find_entry, IndexEntry};
+/// let index = "# Memory\n- [Use \\[pnpm\\]](a.md) — the lockfile\n";
+/// let found = find_entry(index, "a.md").expect("a line links to a.md");
+/// assert_eq!(found, IndexEntry { title: "Use [pnpm]".into(), file: "a.md".into(), hook: "the lockfile".into() });
+/// ```
+#[must_use]
+pub fn find_entry(index: &str, file: &str) -> Option<IndexEntry> {
+    let Resolved::Inside(file) = resolve(file) else {
+        return None;
+    };
+    lines_with_ends(index).find_map(|line| {
+        if linked_file(line).as_deref() != Some(file.as_str()) {
+            return None;
+        }
+        let line = line.trim_end_matches(['\r', '\n']);
+        let link = find_link(line)?;
+        let mut title = String::with_capacity(link.title.len());
+        let mut escaped = false;
+        for c in link.title.chars() {
+            if escaped || c != '\\' {
+                title.push(c);
+                escaped = false;
+            } else {
+                escaped = true;
+            }
+        }
+        // The hook follows the link's closing parenthesis and its dash;
+        // the title may hold a dash of its own.
+        let target_end = link.target.as_ptr() as usize - line.as_ptr() as usize + link.target.len();
+        let after = &line[target_end..];
+        let after = after.find(')').map_or("", |i| &after[i + 1..]).trim_start();
+        let hook = after.strip_prefix('\u{2014}').unwrap_or(after).trim();
+        Some(IndexEntry {
+            title,
+            file: file.clone(),
+            hook: hook.to_owned(),
+        })
+    })
+}
+
 /// Removes every line that links to `file`, keeping all other lines byte
 /// for byte. Returns the new index and how many lines were removed.
 #[must_use]
@@ -175,6 +220,25 @@ mod tests {
             file: file.into(),
             hook: hook.into(),
         }
+    }
+
+    #[test]
+    fn find_entry_reads_back_what_upsert_wrote() {
+        let e = entry(
+            "a [b] \\c \u{2014} d",
+            "x.md",
+            "when it matters \u{2014} twice",
+        );
+        let index = upsert_entry("# Memory\n- [Y](y.md)\n", &e).unwrap();
+        assert_eq!(find_entry(&index, "x.md"), Some(e));
+        assert_eq!(
+            find_entry(&index, "./x.md").map(|e| e.title),
+            Some("a [b] \\c \u{2014} d".to_owned())
+        );
+        assert_eq!(find_entry(&index, "missing.md"), None);
+        assert_eq!(find_entry(&index, "../x.md"), None);
+        let bare = find_entry("- [T](t.md)\r\n", "t.md").unwrap();
+        assert_eq!((bare.title.as_str(), bare.hook.as_str()), ("T", ""));
     }
 
     #[test]
