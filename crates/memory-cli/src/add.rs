@@ -4,14 +4,12 @@ use std::io::{IsTerminal, Read};
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use memdir_entrypoint::{ENTRYPOINT_NAME, IndexEntry};
-use memdir_folder::{FolderError, MemoryFolder, Repair};
-use memdir_memtypes::{Header, MemoryType, render_memory};
-use memdir_paths::validate_team_mem_key_text;
+use memdir_memtypes::MemoryType;
+use memdir_ops::{MAX_MEMORY_BYTES, NewMemory, OpsError, Scope};
 use serde::Serialize;
 
 use crate::Outcome;
-use crate::context::{GlobalArgs, Rejected, folder_error, lock_timeout};
+use crate::context::{GlobalArgs, ops_error};
 use crate::output::{print, print_json};
 
 #[derive(Debug, Args)]
@@ -49,141 +47,48 @@ pub(crate) struct AddArgs {
     team: bool,
 }
 
-/// The most a memory's text read from stdin may hold: ten times what team
-/// sync accepts for one file, so no real note is refused, and no endless
-/// stream is read.
-const MAX_BODY_BYTES: u64 = 2_500_000;
-
 #[derive(Serialize)]
 struct AddJson {
     path: String,
 }
 
 pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    // Checked before stdin is read, so a refused --team does not wait on it.
     if args.team && !args.memory_type.may_be_shared() {
-        bail!(
-            "user memories describe one person and stay private; --team is refused for type user"
-        );
-    }
-    let description = one_line(&args.description);
-    if description.is_empty() {
-        bail!("--description is empty; give one specific line saying what the memory holds");
+        return Err(ops_error(OpsError::NotShareable));
     }
     let body = read_body(args.body.as_deref())?;
-    if body.trim().is_empty() {
-        bail!("the memory's text is empty; give it with --body or on stdin");
-    }
-
-    let resolution = global.resolve()?;
-    if args.team && !resolution.team_enabled {
-        bail!(
-            "team memory is off ({}); turn it on with teamMemoryEnabled: true in settings or MEMDIR_TEAM=1",
-            resolution.team_enabled_by
-        );
-    }
-    let folder_path = if args.team {
-        resolution.team_mem_path()
+    let project = global.project()?;
+    let scope = if args.team {
+        Scope::Team
     } else {
-        resolution.auto_mem_path.clone()
+        Scope::Private
     };
-    if args.name.trim().is_empty() || args.name.starts_with('.') {
-        // An empty or dot name makes a hidden file, which no scan reads.
-        return Err(Rejected(format!(
-            "--name {:?}: a name must not be empty or start with '.'",
-            args.name
-        ))
-        .into());
-    }
-    // The same rules as a key from a sync server: no separators, dot
-    // segments, encodings, look-alikes or names another system cannot hold.
-    let file_name = validate_team_mem_key_text(&format!("{}.md", args.name))
-        .map_err(|e| Rejected(format!("--name {:?}: {}", args.name, e.reason)))?;
-    if file_name.contains('/') || file_name == ENTRYPOINT_NAME {
-        return Err(Rejected(format!(
-            "--name {:?}: give a plain name, not a path or the index",
-            args.name
-        ))
-        .into());
-    }
-
-    let header = Header {
-        name: Some(args.name.clone()),
-        description: Some(description.clone()),
-        memory_type: Some(args.memory_type),
+    let memory = NewMemory {
+        name: args.name.clone(),
+        description: args.description.clone(),
+        memory_type: args.memory_type,
+        body,
+        title: args.title.clone(),
     };
-    let mut text = body;
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    let rendered = render_memory(&header, &text);
-    if args.team {
-        refuse_secrets(&rendered)?;
-    }
-    let entry = IndexEntry {
-        title: args.title.clone().unwrap_or_else(|| args.name.clone()),
-        file: file_name.clone(),
-        hook: description,
-    };
-    let folder = MemoryFolder::create(&folder_path).map_err(folder_error)?;
-    let lock = folder.lock(lock_timeout()).map_err(folder_error)?;
-    // A team folder's index is synced: its pulled files are the team's to
-    // index, so only a private folder's orphans are repaired here.
-    let repair = if args.team {
-        Repair::None
-    } else {
-        Repair::Orphans
-    };
-    let added = match lock.add_memory(&file_name, rendered.as_bytes(), &entry, repair) {
-        Ok(added) => added,
-        Err(FolderError::AlreadyExists { existing, folder }) => bail!(
-            "a memory named {existing} already exists in {}; edit it instead of adding a near-duplicate",
-            folder.display()
-        ),
-        Err(e) => return Err(folder_error(e)),
-    };
-    drop(lock);
-    for repaired in &added.repaired {
+    let saved = project.save_memory(scope, &memory).map_err(ops_error)?;
+    for repaired in &saved.repaired {
         eprintln!(
             "memdir: indexed {repaired}, which an interrupted write had left without an index line"
         );
     }
-    let path = folder.join(&file_name);
-    let index_path = folder.join(ENTRYPOINT_NAME);
-
     if global.json {
         print_json(&AddJson {
-            path: path.display().to_string(),
+            path: saved.path.display().to_string(),
         })?;
     } else {
         print(&format!(
             "saved {} and its line in {}",
-            path.display(),
-            index_path.display()
+            saved.path.display(),
+            saved.index_path.display()
         ))?;
     }
     Ok(Outcome::Success)
-}
-
-/// Team memories are shared: nothing holding a secret is written there.
-fn refuse_secrets(rendered: &str) -> anyhow::Result<()> {
-    let findings = memdir_secrets::scan_for_secrets(rendered);
-    if findings.is_empty() {
-        return Ok(());
-    }
-    let found: Vec<String> = findings
-        .iter()
-        .map(|f| format!("{} on line {}", f.rule_id, f.line))
-        .collect();
-    Err(Rejected(format!(
-        "refused: the memory holds {} ({}); team memories are shared, so take it out (the secret is not shown)",
-        if findings.len() == 1 { "a secret" } else { "secrets" },
-        found.join(", "),
-    ))
-    .into())
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The memory's text: `--body`, or stdin when it is not a terminal.
@@ -197,12 +102,12 @@ fn read_body(body: Option<&str>) -> anyhow::Result<String> {
     }
     let mut bytes = Vec::new();
     stdin
-        .take(MAX_BODY_BYTES + 1)
+        .take(MAX_MEMORY_BYTES + 1)
         .read_to_end(&mut bytes)
         .context("cannot read the memory's text from stdin")?;
-    if bytes.len() as u64 > MAX_BODY_BYTES {
+    if bytes.len() as u64 > MAX_MEMORY_BYTES {
         bail!(
-            "the memory's text on stdin is over {MAX_BODY_BYTES} bytes; a memory is a short note, keep detail elsewhere"
+            "the memory's text on stdin is over {MAX_MEMORY_BYTES} bytes; a memory is a short note, keep detail elsewhere"
         );
     }
     String::from_utf8(bytes).context("the memory's text on stdin is not UTF-8")

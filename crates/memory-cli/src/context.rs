@@ -2,10 +2,9 @@
 //! project's memory paths from them.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use anyhow::Context as _;
-use memdir_paths::{Environment, PathResolver, PathsError, Resolution};
+use memdir_ops::{OpsError, Project, ProjectOptions};
+use memdir_paths::Environment;
 
 /// The global options of every command.
 #[derive(Debug, Clone, clap::Args)]
@@ -37,51 +36,30 @@ pub(crate) struct GlobalArgs {
 pub(crate) struct Rejected(pub(crate) String);
 
 impl GlobalArgs {
-    /// Resolves the project's memory paths, printing any warning (an
+    /// Opens the project the options name, printing any warning (an
     /// invalid settings file, an ignored override) on stderr.
-    pub(crate) fn resolve(&self) -> anyhow::Result<Arc<Resolution>> {
-        let cwd = match &self.project {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().context("cannot read the working directory")?,
+    pub(crate) fn project(&self) -> anyhow::Result<Project> {
+        let options = ProjectOptions {
+            dir: self.project.clone(),
+            memory_dir: self.memory_dir.clone(),
+            settings_file: self.settings.clone(),
         };
-        if let Some(file) = &self.settings {
-            // A file the user named must be usable; a settings file found
-            // on its own may be broken and is only warned about.
-            memdir_memtypes::read_regular_file(file, memdir_paths::MAX_SETTINGS_BYTES)
-                .map_err(|e| anyhow::Error::new(e).context("--settings"))?;
-        }
-        let resolver = PathResolver::new(Environment::from_process())
-            .with_settings_file(self.settings.clone())
-            .with_memory_dir(self.memory_dir.clone());
-        let resolution = match resolver.resolve(&cwd) {
-            Ok(r) => r,
-            Err(PathsError::InvalidMemoryDir(e)) => {
-                return Err(Rejected(format!("--memory-dir: {e}")).into());
-            }
-            Err(e) => return Err(e.into()),
-        };
-        for warning in &resolution.warnings {
+        let project =
+            Project::open(Environment::from_process(), &options).map_err(|e| match e {
+                OpsError::InvalidMemoryDir(e) => Rejected(format!("--memory-dir: {e}")).into(),
+                OpsError::SettingsFile(e) => anyhow::Error::new(e).context("--settings"),
+                e => ops_error(e),
+            })?;
+        for warning in project.warnings() {
             eprintln!("memdir: warning: {warning}");
         }
-        Ok(resolution)
+        Ok(project)
     }
 }
 
-/// How long a command waits for another writer's folder lock: the
-/// library's default, or `MEMDIR_LOCK_TIMEOUT_MS`.
-pub(crate) fn lock_timeout() -> std::time::Duration {
-    std::env::var("MEMDIR_LOCK_TIMEOUT_MS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(
-            memdir_folder::DEFAULT_LOCK_TIMEOUT,
-            std::time::Duration::from_millis,
-        )
-}
-
-/// A folder error as the CLI reports it: a path that would leave the
-/// folder is a refusal for safety (exit 3), anything else a failure.
-pub(crate) fn folder_error(e: memdir_folder::FolderError) -> anyhow::Error {
+/// A use case's error as the CLI reports it: a refusal for safety is exit
+/// status 3, anything else a failure.
+pub(crate) fn ops_error(e: OpsError) -> anyhow::Error {
     if e.is_refusal() {
         Rejected(e.to_string()).into()
     } else {

@@ -79,7 +79,7 @@ pub(crate) fn run(cmd: &IndexCommand, global: &GlobalArgs) -> anyhow::Result<Out
         IndexCommand::Fix { file } => {
             let file = match file {
                 Some(file) => file.clone(),
-                None => global.resolve()?.entrypoint(),
+                None => global.project()?.resolution().entrypoint(),
             };
             crate::index_fix::run(&file, global.json)
         }
@@ -96,7 +96,8 @@ fn given_or_default(file: Option<&PathBuf>, global: &GlobalArgs) -> anyhow::Resu
 /// The project's auto memory MEMORY.md, which must exist (as something:
 /// a FIFO or a folder in its place is reported by the read).
 fn default_index(global: &GlobalArgs) -> anyhow::Result<PathBuf> {
-    let resolution = global.resolve()?;
+    let project = global.project()?;
+    let resolution = project.resolution();
     let path = resolution.entrypoint();
     if !path.exists() {
         bail!(

@@ -4,13 +4,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::bail;
-use memdir_entrypoint::ENTRYPOINT_NAME;
-use memdir_folder::MemoryFolder;
+use memdir_paths::Environment;
 use serde::Serialize;
 
 use crate::Outcome;
-use crate::context::{folder_error, lock_timeout};
+use crate::context::ops_error;
 use crate::index::LintJson;
 use crate::output::{print, print_json};
 
@@ -23,21 +21,8 @@ struct FixJson<'a> {
 }
 
 pub(crate) fn run(file: &Path, json: bool) -> anyhow::Result<Outcome> {
-    if file.file_name().is_none_or(|n| n != ENTRYPOINT_NAME) {
-        bail!(
-            "{} is not a MEMORY.md; give the index of the memory folder to repair",
-            file.display()
-        );
-    }
-    let folder_path = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let folder = MemoryFolder::open(folder_path).map_err(folder_error)?;
-    let report = folder
-        .lock(lock_timeout())
-        .and_then(|lock| lock.fix_index())
-        .map_err(folder_error)?;
+    let timeout = memdir_ops::lock_timeout(&Environment::from_process());
+    let report = memdir_ops::fix_index(file, timeout).map_err(ops_error)?;
     if json {
         print_json(&FixJson {
             added: &report.added,

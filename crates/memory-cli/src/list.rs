@@ -19,7 +19,8 @@ struct ListJson {
 }
 
 pub(crate) fn run(global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let resolution = global.resolve()?;
+    let project = global.project()?;
+    let resolution = project.resolution();
     let dir = &resolution.auto_mem_path;
     let scan = match scan_memory_dir(dir, &ScanOptions::default(), &CancelToken::new()) {
         Ok(scan) => scan,

@@ -84,7 +84,7 @@ pub(crate) fn run(args: &PathsArgs, global: &GlobalArgs) -> anyhow::Result<Outco
 fn team_folder(given: Option<&Path>, global: &GlobalArgs) -> anyhow::Result<PathBuf> {
     match given {
         Some(dir) => Ok(dir.to_owned()),
-        None => Ok(global.resolve()?.team_mem_path()),
+        None => Ok(global.project()?.resolution().team_mem_path()),
     }
 }
 
@@ -173,8 +173,9 @@ impl PathsJson {
 }
 
 fn show(global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let resolution = global.resolve()?;
-    let j = PathsJson::new(&resolution);
+    let project = global.project()?;
+    let resolution = project.resolution();
+    let j = PathsJson::new(resolution);
     if global.json {
         print_json(&j)?;
         return Ok(Outcome::Success);

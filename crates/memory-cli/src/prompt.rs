@@ -37,14 +37,15 @@ struct PromptJson<'a> {
 }
 
 pub(crate) fn run(args: &PromptArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let resolution = global.resolve()?;
+    let project = global.project()?;
+    let resolution = project.resolution();
     let assistant =
         args.assistant || std::env::var("MEMDIR_ASSISTANT").is_ok_and(|v| v.trim() == "1");
     let options = PromptOptions {
         assistant_mode: assistant,
         include_search_section: args.search_section,
     };
-    let prompt = load_memory_prompt(&resolution, &options)?;
+    let prompt = load_memory_prompt(resolution, &options)?;
     match &prompt {
         MemoryPrompt::Prompt { mode, text } => {
             if global.json {

@@ -6,13 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use memdir_memtypes::{memory_age, memory_freshness_note, memory_freshness_text, unix_millis};
-use memdir_model::{ModelClient, ModelConfig};
-use memdir_relevance::{RecallOptions, Selector, find_relevant_memories};
-use memdir_scan::CancelToken;
+use memdir_ops::{RecallRequest, SelectorChoice};
 use serde::Serialize;
 
 use crate::Outcome;
-use crate::context::GlobalArgs;
+use crate::context::{GlobalArgs, ops_error};
 use crate::output::{print, print_json};
 
 #[derive(Debug, Args)]
@@ -61,22 +59,21 @@ struct RecallJson {
 }
 
 pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let resolution = global.resolve()?;
-    let client = match args.selector {
-        SelectorArg::Local => None,
-        SelectorArg::Model => model_client(),
-    };
-    let options = RecallOptions {
+    let project = global.project()?;
+    let request = RecallRequest {
+        query: args.query.clone(),
+        surfaced: args.surfaced.iter().cloned().collect::<HashSet<_>>(),
         recent_tools: args.recent_tools.clone(),
-        already_surfaced: args.surfaced.iter().cloned().collect::<HashSet<_>>(),
-        selector: client.as_ref().map_or(Selector::Local, Selector::Model),
+        selector: match args.selector {
+            SelectorArg::Local => SelectorChoice::Local,
+            SelectorArg::Model => SelectorChoice::Model,
+        },
     };
-    let recall = find_relevant_memories(
-        &args.query,
-        &resolution.auto_mem_path,
-        &CancelToken::new(),
-        &options,
-    )?;
+    let outcome = project.recall(&request).map_err(ops_error)?;
+    for note in &outcome.notes {
+        eprintln!("memdir: note: {note}");
+    }
+    let recall = &outcome.recall;
     for d in &recall.diagnostics {
         eprintln!("memdir: note: {d}");
     }
@@ -120,30 +117,4 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
         print(&out)?;
     }
     Ok(Outcome::Success)
-}
-
-/// The configured model, or `None` with a note saying why the local
-/// selector answers instead.
-fn model_client() -> Option<ModelClient> {
-    let config = ModelConfig::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
-    let result = match config {
-        Ok(Some(config)) => ModelClient::new(config).map(Some),
-        Ok(None) => Ok(None),
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(Some(client)) => Some(client),
-        Ok(None) => {
-            eprintln!(
-                "memdir: note: no model is configured (set ANTHROPIC_API_KEY, or OPENAI_BASE_URL and MEMDIR_MODEL); used the local selector"
-            );
-            None
-        }
-        Err(e) => {
-            eprintln!(
-                "memdir: note: model configuration is invalid ({e}); used the local selector"
-            );
-            None
-        }
-    }
 }

@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use memdir_paths::{Settings, SettingsLocations, SettingsSource};
-use memdir_teamsync::{Client, SyncResult, repo_from_git_config};
+use memdir_ops::TeamOverrides;
+use memdir_teamsync::{Client, SyncResult};
 
 use crate::Outcome;
-use crate::context::GlobalArgs;
+use crate::context::{GlobalArgs, ops_error};
 use crate::output::print;
 
 #[derive(Debug, Subcommand)]
@@ -63,26 +63,14 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
     | TeamCommand::Sync(args)
     | TeamCommand::Status(args)
     | TeamCommand::Watch(WatchArgs { team: args, .. })) = cmd;
-    let resolution = global.resolve()?;
-    if !resolution.team_enabled {
-        bail!(
-            "team memory is off ({}); turn it on with teamMemoryEnabled: true in settings or MEMDIR_TEAM=1",
-            resolution.team_enabled_by
-        );
-    }
-    let Some(url) = server_url(args, &resolution, global) else {
-        bail!("no team server is configured: give --url, or set MEMDIR_TEAM_URL or teamMemory.url");
+    let overrides = TeamOverrides {
+        url: args.url.clone(),
+        repo: args.repo.clone(),
     };
-    let repo = args
-        .repo
-        .clone()
-        .or_else(|| repo_from_git_config(&resolution.project.work_tree));
-    let token = std::env::var("MEMDIR_TEAM_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty());
-    let client = Client::new(url, resolution.team_mem_path())
-        .with_token(token)
-        .with_repo(repo);
+    let client = global
+        .project()?
+        .team_client(&overrides)
+        .map_err(ops_error)?;
     let results: Vec<(&str, SyncResult)> = match cmd {
         TeamCommand::Pull(_) => vec![("pull", client.pull())],
         TeamCommand::Push(_) => vec![("push", client.push())],
@@ -202,32 +190,6 @@ fn watch(client: Client, debounce_ms: u64, json: bool) -> anyhow::Result<Outcome
     watcher.stop();
     eprintln!("memdir: stopped watching");
     Ok(Outcome::Success)
-}
-
-/// The server: `--url`, else `MEMDIR_TEAM_URL`, else `teamMemory.url` from
-/// a trusted settings file. Never the project's committed settings: a
-/// repository must not be able to send a team's memory, and its token, to
-/// a server of its choosing.
-fn server_url(
-    args: &TeamArgs,
-    resolution: &memdir_paths::Resolution,
-    global: &GlobalArgs,
-) -> Option<String> {
-    if let Some(url) = args.url.clone().or_else(|| {
-        std::env::var("MEMDIR_TEAM_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-    }) {
-        return Some(url);
-    }
-    let locations = SettingsLocations::standard(
-        &resolution.base,
-        &resolution.project.work_tree,
-        global.settings.clone(),
-    );
-    Settings::load(&locations)
-        .find("teamMemory", SettingsSource::is_trusted)
-        .and_then(|(_, v)| v.get("url")?.as_str().map(str::to_owned))
 }
 
 /// One line per file held back: for a secret (its rules and lines, never

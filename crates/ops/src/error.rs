@@ -1,0 +1,130 @@
+//! The one error type of the crate.
+
+use std::path::PathBuf;
+
+/// A secret found in a memory meant for the team folder: the rule and the
+/// line, never the secret's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretFound {
+    /// The gitleaks rule id (`github-pat`, `aws-access-token`, …).
+    pub rule_id: String,
+    /// The 1-based line of the memory file.
+    pub line: usize,
+}
+
+/// Why a use case did not happen. Nothing on disk is half-written in any
+/// case. [`OpsError::is_refusal`] tells a refusal for safety (a front end's
+/// exit status 3) from an ordinary failure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpsError {
+    /// The project's memory paths could not be resolved.
+    #[error(transparent)]
+    Paths(#[from] memdir_paths::PathsError),
+    /// The explicit memory folder the caller gave is not acceptable (a
+    /// refusal: it is outside what memory may use).
+    #[error("the memory folder given: {0}")]
+    InvalidMemoryDir(#[source] memdir_paths::InvalidMemoryPath),
+    /// The settings file the caller named cannot be used (a settings file
+    /// found on its own may be broken and is only warned about).
+    #[error("the settings file given: {0}")]
+    SettingsFile(#[source] memdir_memtypes::ReadError),
+    /// The working directory cannot be read.
+    #[error("cannot read the working directory")]
+    WorkingDirectory(#[source] std::io::Error),
+    /// Team memory is off for this project.
+    #[error(
+        "team memory is off ({by}); turn it on with teamMemoryEnabled: true in settings or MEMDIR_TEAM=1"
+    )]
+    TeamOff {
+        /// The rule that turned it off.
+        by: String,
+    },
+    /// A memory name breaks the naming rules.
+    #[error("name {name:?}: {reason}")]
+    InvalidName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A field the memory needs is empty.
+    #[error("{0}")]
+    Empty(&'static str),
+    /// User memories describe one person and are never shared.
+    #[error(
+        "user memories describe one person and stay private; they are never saved to the team folder"
+    )]
+    NotShareable,
+    /// A memory for the team folder holds a secret.
+    #[error(
+        "refused: the memory holds {} ({}); team memories are shared, so take it out (the secret is not shown)",
+        if findings.len() == 1 { "a secret" } else { "secrets" },
+        findings.iter().map(|f| format!("{} on line {}", f.rule_id, f.line)).collect::<Vec<_>>().join(", ")
+    )]
+    SecretsFound {
+        /// What was found, without the secrets.
+        findings: Vec<SecretFound>,
+    },
+    /// A memory of that name exists already.
+    #[error(
+        "a memory named {existing} already exists in {}; edit it instead of adding a near-duplicate",
+        folder.display()
+    )]
+    AlreadyExists {
+        /// The folder.
+        folder: PathBuf,
+        /// The existing file's name.
+        existing: String,
+    },
+    /// No memory of that name exists.
+    #[error("no memory named {file} in {}", folder.display())]
+    NotFound {
+        /// The folder.
+        folder: PathBuf,
+        /// The file looked for.
+        file: String,
+    },
+    /// The memory file is not UTF-8 text, so it cannot be edited safely.
+    #[error("{file} in {} is not UTF-8 text; it was left as it is", folder.display())]
+    NotText {
+        /// The folder.
+        folder: PathBuf,
+        /// The file.
+        file: String,
+    },
+    /// A file named as a folder's index is not a `MEMORY.md`.
+    #[error("{} is not a MEMORY.md; give the index of the memory folder to repair", path.display())]
+    NotAnIndex {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A write into the memory folder failed or was refused.
+    #[error(transparent)]
+    Folder(#[from] memdir_folder::FolderError),
+    /// The index could not be edited.
+    #[error(transparent)]
+    Index(#[from] memdir_entrypoint::EntrypointError),
+    /// Recall failed (the folder cannot be scanned).
+    #[error(transparent)]
+    Recall(#[from] memdir_relevance::RelevanceError),
+    /// No team server is configured.
+    #[error("no team server is configured: set MEMDIR_TEAM_URL or teamMemory.url in your settings")]
+    NoTeamServer,
+}
+
+impl OpsError {
+    /// Whether the use case refused an input for safety (a name that would
+    /// leave the folder, a secret bound for the team, a path through a
+    /// symbolic link) rather than failing.
+    #[must_use]
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            OpsError::InvalidMemoryDir(_)
+            | OpsError::InvalidName { .. }
+            | OpsError::SecretsFound { .. } => true,
+            OpsError::Folder(e) => e.is_refusal(),
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! The use cases of memdir, for any front end.
+//!
+//! A front end (the `memdir` command line, an MCP server, agent hooks, an
+//! editor integration) opens a [`Project`] once and calls the use cases on
+//! it; it only translates its own arguments into these calls and prints
+//! what comes back. Every rule a use case needs — naming, collisions, the
+//! secret scan before anything is shared, the order of writes under the
+//! folder's lock, which selector answers a recall, which settings may
+//! name a team server — lives here or below, never in a front end.
+//!
+//! - [`Project::open`]: where the project's memory lives, resolved once.
+//! - [`Project::save_memory`], [`Project::update_memory`],
+//!   [`Project::delete_memory`]: one memory and its index line.
+//! - [`Project::recall`]: the memories a request needs, with the
+//!   configured selector.
+//! - [`Project::team_client`]: a sync client for the team folder.
+//! - [`fix_index`]: repair a folder after interrupted writes.
+//!
+//! ```no_run
+//! use memdir_memtypes::MemoryType;
+//! use memdir_ops::{NewMemory, Project, ProjectOptions, Scope};
+//! use memdir_paths::Environment;
+//!
+//! let project = Project::open(Environment::from_process(), &ProjectOptions::default())?;
+//! let saved = project.save_memory(Scope::Private, &NewMemory {
+//!     name: "use-pnpm".into(),
+//!     description: "The repo uses pnpm; npm breaks the lockfile".into(),
+//!     memory_type: MemoryType::Feedback,
+//!     body: "Use pnpm, never npm.".into(),
+//!     title: None,
+//! })?;
+//! println!("saved {}", saved.path.display());
+//! # Ok::<(), memdir_ops::OpsError>(())
+//! ```
+
+mod error;
+mod memory;
+mod project;
+mod recall;
+mod team;
+
+pub use error::{OpsError, SecretFound};
+/// What [`fix_index`] did.
+pub use memdir_folder::FixReport;
+pub use memory::{
+    Deleted, MAX_MEMORY_BYTES, MemoryChange, NewMemory, Saved, fix_index, memory_file_name,
+};
+pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_timeout};
+pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
+pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};

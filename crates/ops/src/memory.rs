@@ -1,0 +1,326 @@
+//! Saving, updating and deleting one memory: the naming rules, the
+//! collision check, the secret scan for the team folder, and the order of
+//! writes (topic file, then its index line; on delete the file, then the
+//! line), all under the folder's lock.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use memdir_entrypoint::{ENTRYPOINT_NAME, IndexEntry, find_entry, remove_entry, upsert_entry};
+use memdir_folder::{FixReport, FolderError, FolderLock, MemoryFolder, Repair};
+use memdir_memtypes::{FrontmatterShape, Header, MemoryType, parse_memory_str, render_memory};
+
+use crate::error::SecretFound;
+use crate::{OpsError, Project, Scope};
+
+/// The most a memory file may hold for an update to read it: ten times
+/// what team sync accepts for one file, so no real note is refused.
+pub const MAX_MEMORY_BYTES: u64 = 2_500_000;
+
+/// A memory to save.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewMemory {
+    /// A short kebab-case name; the file is `<name>.md`.
+    pub name: String,
+    /// One specific line saying what the memory holds (what recall reads).
+    pub description: String,
+    /// Its type.
+    pub memory_type: MemoryType,
+    /// Its text.
+    pub body: String,
+    /// The title of its index line; `None` is the name.
+    pub title: Option<String>,
+}
+
+/// What changes in an existing memory; `None` keeps the value it has.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryChange {
+    /// A new description (also the hook of its index line).
+    pub description: Option<String>,
+    /// A new type.
+    pub memory_type: Option<MemoryType>,
+    /// A new text.
+    pub body: Option<String>,
+    /// A new title for its index line.
+    pub title: Option<String>,
+}
+
+/// A memory that was saved or updated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Saved {
+    /// The memory file.
+    pub path: PathBuf,
+    /// The index that links to it.
+    pub index_path: PathBuf,
+    /// Other memories that had lost their index line to an interrupted
+    /// write and got it back in the same index write.
+    pub repaired: Vec<String>,
+}
+
+/// A memory that was deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Deleted {
+    /// The memory file that was removed (`false` when only a stale index
+    /// line was left of it).
+    pub file_removed: bool,
+    /// How many index lines linking to it were removed.
+    pub index_lines_removed: usize,
+    /// Where it was.
+    pub path: PathBuf,
+}
+
+impl Project {
+    /// Saves a new memory in `scope`: its topic file (created exclusively:
+    /// a name that exists in any letter case is refused), then its index
+    /// line. A memory for the team folder is refused when it holds a
+    /// secret, and user memories are never saved there. In the private
+    /// folder, memories an interrupted write left without an index line get
+    /// theirs too; a team folder's index is synced, so its files are the
+    /// team's to index.
+    pub fn save_memory(&self, scope: Scope, memory: &NewMemory) -> Result<Saved, OpsError> {
+        if scope == Scope::Team && !memory.memory_type.may_be_shared() {
+            return Err(OpsError::NotShareable);
+        }
+        let description = one_line(&memory.description);
+        if description.is_empty() {
+            return Err(OpsError::Empty(
+                "the description is empty; give one specific line saying what the memory holds",
+            ));
+        }
+        if memory.body.trim().is_empty() {
+            return Err(OpsError::Empty("the memory's text is empty"));
+        }
+        let folder_path = self.folder(scope)?;
+        let file = memory_file_name(&memory.name)?;
+        let header = Header {
+            name: Some(memory.name.clone()),
+            description: Some(description.clone()),
+            memory_type: Some(memory.memory_type),
+        };
+        let rendered = render_memory(&header, &with_final_newline(&memory.body));
+        if scope == Scope::Team {
+            refuse_secrets(&rendered)?;
+        }
+        let entry = IndexEntry {
+            title: memory.title.clone().unwrap_or_else(|| memory.name.clone()),
+            file: file.clone(),
+            hook: description,
+        };
+        let folder = MemoryFolder::create(&folder_path)?;
+        let lock = folder.lock(self.lock_timeout())?;
+        let repair = match scope {
+            Scope::Private => Repair::Orphans,
+            Scope::Team => Repair::None,
+        };
+        let added = match lock.add_memory(&file, rendered.as_bytes(), &entry, repair) {
+            Ok(added) => added,
+            Err(FolderError::AlreadyExists { existing, folder }) => {
+                return Err(OpsError::AlreadyExists { folder, existing });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        drop(lock);
+        for repaired in &added.repaired {
+            log::info!(
+                "indexed {repaired}, which an interrupted write had left without an index line"
+            );
+        }
+        Ok(Saved {
+            path: folder.join(&file),
+            index_path: folder.join(ENTRYPOINT_NAME),
+            repaired: added.repaired,
+        })
+    }
+
+    /// Changes an existing memory in place, keeping its frontmatter shape
+    /// and every key memdir does not use (SPEC R2.5); a file in the nested
+    /// shape records the change time in `modified`, as the reference agent
+    /// does. Its index line gets the new title and description (a line is
+    /// added when it had none). A change bound for the team folder is
+    /// secret-scanned first.
+    pub fn update_memory(
+        &self,
+        scope: Scope,
+        name: &str,
+        change: &MemoryChange,
+    ) -> Result<Saved, OpsError> {
+        let folder_path = self.folder(scope)?;
+        let file = memory_file_name(name)?;
+        if change
+            .description
+            .as_deref()
+            .is_some_and(|d| one_line(d).is_empty())
+        {
+            return Err(OpsError::Empty(
+                "the description is empty; give one specific line saying what the memory holds",
+            ));
+        }
+        if change.body.as_deref().is_some_and(|b| b.trim().is_empty()) {
+            return Err(OpsError::Empty("the memory's text is empty"));
+        }
+        if scope == Scope::Team && change.memory_type == Some(MemoryType::User) {
+            return Err(OpsError::NotShareable);
+        }
+        let folder = MemoryFolder::open(&folder_path)?;
+        let lock = folder.lock(self.lock_timeout())?;
+        let original = read_text(&lock, &file)?;
+        let parsed = parse_memory_str(&original);
+        let header = Header {
+            name: parsed.header.name.clone().or_else(|| Some(name.to_owned())),
+            description: change
+                .description
+                .as_deref()
+                .map(one_line)
+                .or(parsed.header.description.clone()),
+            memory_type: change.memory_type.or(parsed.header.memory_type),
+        };
+        if scope == Scope::Team && header.memory_type == Some(MemoryType::User) {
+            return Err(OpsError::NotShareable);
+        }
+        let body = change
+            .body
+            .as_deref()
+            .map_or_else(|| parsed.body.clone(), with_final_newline);
+        let modified = (parsed.shape == FrontmatterShape::Nested).then(jiff::Timestamp::now);
+        let updated = memdir_memtypes::update_memory(&original, &header, modified, &body);
+        if scope == Scope::Team {
+            refuse_secrets(&updated)?;
+        }
+        let index = lock.read_index()?;
+        let old_entry = find_entry(&index, &file);
+        let entry = IndexEntry {
+            title: change
+                .title
+                .clone()
+                .or_else(|| old_entry.as_ref().map(|e| e.title.clone()))
+                .unwrap_or_else(|| name.to_owned()),
+            file: file.clone(),
+            hook: header.description.clone().unwrap_or_default(),
+        };
+        let next = upsert_entry(&index, &entry)?;
+        if updated != original {
+            lock.write(&file, updated.as_bytes())?;
+        }
+        if next != index {
+            lock.write(ENTRYPOINT_NAME, next.as_bytes())?;
+        }
+        Ok(Saved {
+            path: folder.join(&file),
+            index_path: folder.join(ENTRYPOINT_NAME),
+            repaired: Vec::new(),
+        })
+    }
+
+    /// Deletes a memory: its file, then every index line linking to it. A
+    /// crash between the two leaves a line to a missing file, which
+    /// `index check` reports and running the delete again removes; never a
+    /// file without its line, which a repair would bring back.
+    pub fn delete_memory(&self, scope: Scope, name: &str) -> Result<Deleted, OpsError> {
+        let folder_path = self.folder(scope)?;
+        let file = memory_file_name(name)?;
+        let folder = MemoryFolder::open(&folder_path)?;
+        let lock = folder.lock(self.lock_timeout())?;
+        let file_removed = lock.remove_file(&file)?;
+        let index = lock.read_index()?;
+        let (next, index_lines_removed) = remove_entry(&index, &file);
+        if !file_removed && index_lines_removed == 0 {
+            return Err(OpsError::NotFound {
+                folder: folder_path,
+                file,
+            });
+        }
+        if index_lines_removed > 0 {
+            lock.write(ENTRYPOINT_NAME, next.as_bytes())?;
+        }
+        Ok(Deleted {
+            file_removed,
+            index_lines_removed,
+            path: folder.join(&file),
+        })
+    }
+}
+
+/// Repairs the memory folder of the index `index_file` after interrupted
+/// writes (SPEC R18.3): memories without an index line get one, memdir's
+/// temporary files are removed, and what a repair cannot decide is left in
+/// [`FixReport::remaining`]. Never deletes or changes a memory.
+pub fn fix_index(index_file: &Path, lock_timeout: Duration) -> Result<FixReport, OpsError> {
+    if index_file.file_name().is_none_or(|n| n != ENTRYPOINT_NAME) {
+        return Err(OpsError::NotAnIndex {
+            path: index_file.to_path_buf(),
+        });
+    }
+    let folder_path = match index_file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let folder = MemoryFolder::open(folder_path)?;
+    Ok(folder.lock(lock_timeout)?.fix_index()?)
+}
+
+/// The file name of a memory named `name`: `<name>.md`, under the same
+/// rules as a key from a sync server (no separators, dot segments,
+/// encodings, look-alikes or names another system cannot hold), and
+/// neither hidden nor the index.
+pub fn memory_file_name(name: &str) -> Result<String, OpsError> {
+    let invalid = |reason: &str| OpsError::InvalidName {
+        name: name.to_owned(),
+        reason: reason.to_owned(),
+    };
+    if name.trim().is_empty() || name.starts_with('.') {
+        // An empty or dot name makes a hidden file, which no scan reads.
+        return Err(invalid("a name must not be empty or start with '.'"));
+    }
+    let file = memdir_paths::validate_team_mem_key_text(&format!("{name}.md"))
+        .map_err(|e| invalid(&e.reason.to_string()))?;
+    if file.contains('/') || file == ENTRYPOINT_NAME {
+        return Err(invalid("give a plain name, not a path or the index"));
+    }
+    Ok(file)
+}
+
+/// A memory's text as UTF-8, under the lock.
+fn read_text(lock: &FolderLock<'_>, file: &str) -> Result<String, OpsError> {
+    let folder = lock.folder();
+    let bytes = folder
+        .read(file, MAX_MEMORY_BYTES)?
+        .ok_or_else(|| OpsError::NotFound {
+            folder: folder.path().to_path_buf(),
+            file: file.to_owned(),
+        })?;
+    String::from_utf8(bytes).map_err(|_| OpsError::NotText {
+        folder: folder.path().to_path_buf(),
+        file: file.to_owned(),
+    })
+}
+
+/// Team memories are shared: nothing holding a secret is written there.
+fn refuse_secrets(text: &str) -> Result<(), OpsError> {
+    let findings = memdir_secrets::scan_for_secrets(text);
+    if findings.is_empty() {
+        return Ok(());
+    }
+    Err(OpsError::SecretsFound {
+        findings: findings
+            .iter()
+            .map(|f| SecretFound {
+                rule_id: f.rule_id.clone(),
+                line: f.line,
+            })
+            .collect(),
+    })
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn with_final_newline(text: &str) -> String {
+    let mut text = text.to_owned();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
