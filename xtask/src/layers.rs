@@ -23,7 +23,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     }
 }
 
-fn metadata(root: &Path) -> Result<Value, String> {
+pub(crate) fn metadata(root: &Path) -> Result<Value, String> {
     let out = Command::new(crate::cargo())
         .args(["metadata", "--no-deps", "--format-version", "1"])
         .current_dir(root)

@@ -9,6 +9,7 @@
     reason = "a command-line tool: its progress and reports are printed"
 )]
 
+mod deps;
 mod fuzz;
 mod layers;
 mod tidy;

@@ -52,6 +52,14 @@ fn check(root: &Path) -> Vec<String> {
             }
         }
     }
+    // Only a real workspace has metadata to read (the unit test's fake
+    // tree has none).
+    if root.join("Cargo.toml").is_file() {
+        match crate::layers::metadata(root) {
+            Ok(metadata) => problems.extend(crate::deps::check(&metadata)),
+            Err(e) => problems.push(e),
+        }
+    }
     for file in files(root) {
         let name = file
             .file_name()
