@@ -17,6 +17,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     let metadata = metadata(root)?;
     let errors = check(&metadata);
     if errors.is_empty() {
+        print!("{}", table(&metadata));
         Ok(())
     } else {
         Err(format!("layering violated:\n  {}", errors.join("\n  ")))
@@ -36,6 +37,26 @@ pub(crate) fn metadata(root: &Path) -> Result<Value, String> {
         ));
     }
     serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata printed bad JSON: {e}"))
+}
+
+/// The layer table as text, lowest layer first: one line per layer, then
+/// the tooling.
+fn table(metadata: &Value) -> String {
+    let names = |v: &Value| -> String {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let table = &metadata["metadata"]["layers"];
+    let mut out = String::new();
+    for (i, layer) in table["layers"].as_array().into_iter().flatten().enumerate() {
+        out.push_str(&format!("layer {i}: {}\n", names(layer)));
+    }
+    out.push_str(&format!("tooling: {}\n", names(&table["tools"])));
+    out
 }
 
 /// Where a crate sits: a product layer (0 is the lowest) or the tooling.

@@ -22,13 +22,17 @@ cargo xtask <task>
 
 Tasks:
   test     everything a change must pass: cargo fmt --check, clippy with
-           warnings denied, all tests and doctests, layers, tidy
-  layers   check that every crate depends only on crates in lower layers
+           warnings denied, all tests and doctests, layers, tidy, package
+  layers   print the layer table, and check that every crate depends only
+           on crates in lower layers
            ([workspace.metadata.layers] in Cargo.toml), and that anyhow and
            clap stay in memory-cli and xtask
   tidy     check conventions: a //! header on every Rust file, a README in
-           every crate, workspace lints in every crate, no leftover
-           .snap.new or .pending-snap files
+           every crate, workspace lints in every crate, no unused
+           dependency, no leftover .snap.new or .pending-snap files
+  package  package every publishable crate on its own and build each from
+           its package alone (cargo package, verified): proof that no crate
+           reaches outside its folder
   eval     print the recall evaluation table for fixtures/recall-eval/
            (per category: top-1 accuracy or abstain accuracy; --failures
            lists every wrong answer)
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Some("eval") => eval(&args[1..]),
         Some("review") => review(),
         Some("fuzz") => fuzz::run(&root(), &args[1..]),
+        Some("package") => package(),
         None | Some("help" | "-h" | "--help") => {
             print!("{HELP}");
             return ExitCode::SUCCESS;
@@ -110,8 +115,32 @@ fn test() -> Result<(), String> {
     layers::run(&root())?;
     eprintln!("==> tidy");
     tidy::run(&root())?;
+    package()?;
     eprintln!("==> all checks passed");
     Ok(())
+}
+
+/// `cargo package`, verified, for every workspace crate that may be
+/// published: each is built from its own package, with its workspace
+/// dependencies taken from their packages too.
+fn package() -> Result<(), String> {
+    let metadata = layers::metadata(&root())?;
+    let publishable: Vec<String> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| {
+            p["publish"]
+                .as_array()
+                .is_none_or(|registries| !registries.is_empty())
+        })
+        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .collect();
+    let mut args = vec!["package", "--allow-dirty", "--locked"];
+    for name in &publishable {
+        args.extend(["--package", name]);
+    }
+    run_cargo(&args)
 }
 
 fn bench(extra: &[String]) -> Result<(), String> {
