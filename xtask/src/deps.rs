@@ -27,7 +27,7 @@ pub(crate) fn check(metadata: &Value) -> Vec<String> {
             let mut text = String::new();
             for d in dirs {
                 let path = dir.join(d);
-                let files = if d.ends_with(".rs") {
+                let files = if path.is_file() {
                     vec![path]
                 } else {
                     rust_files(&path)

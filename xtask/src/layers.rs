@@ -3,6 +3,7 @@
 //! `anyhow` and `clap` stay in the binary and the tooling.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -53,9 +54,9 @@ fn table(metadata: &Value) -> String {
     let table = &metadata["metadata"]["layers"];
     let mut out = String::new();
     for (i, layer) in table["layers"].as_array().into_iter().flatten().enumerate() {
-        out.push_str(&format!("layer {i}: {}\n", names(layer)));
+        let _ = writeln!(out, "layer {i}: {}", names(layer));
     }
-    out.push_str(&format!("tooling: {}\n", names(&table["tools"])));
+    let _ = writeln!(out, "tooling: {}", names(&table["tools"]));
     out
 }
 
