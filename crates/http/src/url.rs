@@ -104,9 +104,8 @@ impl Url {
         &self.uri
     }
 
-    /// The host as written, lowercased by nothing; IPv6 literals keep
-    /// their brackets (`[::1]`). A user name or password is never part of
-    /// it.
+    /// The host, in the case it was written; IPv6 literals keep their
+    /// brackets (`[::1]`). A user name or password is never part of it.
     #[must_use]
     pub fn host(&self) -> &str {
         self.uri.host().unwrap_or_default()

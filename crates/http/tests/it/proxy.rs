@@ -15,7 +15,7 @@ const TARGET_VAR: &str = "MEMDIR_HTTP_TEST_TARGET";
 /// Run by [`environment_proxy_carries_remote_but_not_loopback_calls`]; run
 /// directly, without its variable, it checks nothing.
 #[test]
-fn child_sends_one_loopback_and_one_remote_request() {
+fn child_sends_loopback_and_remote_requests() {
     let Ok(target) = std::env::var(TARGET_VAR) else {
         return;
     };
@@ -52,7 +52,7 @@ fn environment_proxy_carries_remote_but_not_loopback_calls() {
     child
         .args([
             "--exact",
-            "proxy::child_sends_one_loopback_and_one_remote_request",
+            "proxy::child_sends_loopback_and_remote_requests",
             "--test-threads=1",
         ])
         .env(TARGET_VAR, target.url())
