@@ -1,43 +1,30 @@
-//! The blocking client: one HTTP exchange per attempt, a bounded number of
-//! retries, and the mapping from transport failures and HTTP statuses to
+//! The blocking client: a side query sent through [`memdir_http`] with the
+//! model's retry rules, and the mapping from HTTP statuses to
 //! [`ModelError`].
 
 use std::fmt;
 use std::time::Duration;
 
+use memdir_http::{
+    Backoff, ClientConfig, HttpClient, LongRetryAfter, Request, Response, RetryPolicy, RetryWhen,
+    Url,
+};
 use serde_json::Value;
 
 use crate::config::{Backend, ModelConfig};
 use crate::error::ModelError;
+use crate::query::SideQuery;
 use crate::reply::error_details;
 use crate::{anthropic, openai, schema};
 
-/// The longest `retry-after` the client waits for on a 429 before it
-/// retries; a longer wait is the caller's decision.
+/// The longest `retry-after` the client waits for before it retries; a
+/// longer wait is the caller's decision.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(5);
-/// The pause before retrying a 529 or another 5xx.
+/// The pause before retrying a 529 or another 5xx without `retry-after`.
 const SERVER_ERROR_BACKOFF: Duration = Duration::from_millis(200);
-/// Sent as `user-agent`.
-const USER_AGENT: &str = concat!("memdir-model/", env!("CARGO_PKG_VERSION"));
-
-/// One structured-output question to the model: instructions, a message,
-/// and the JSON schema the answer must match.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SideQuery {
-    /// The system prompt.
-    pub system: String,
-    /// The user message.
-    pub user: String,
-    /// A name for the schema, sent to OpenAI-compatible servers and shown
-    /// in errors; keep to letters, digits, `_` and `-`, at most 64, which
-    /// is what OpenAI-compatible servers accept.
-    pub schema_name: String,
-    /// The JSON schema the reply must match. Servers may enforce it; the
-    /// client always checks it (see [`ModelError::SchemaMismatch`]).
-    pub schema: Value,
-    /// The most tokens the model may produce.
-    pub max_tokens: u32,
-}
+/// The error type Anthropic's API gives an overloaded server, whatever the
+/// status.
+const OVERLOADED: &str = "overloaded_error";
 
 /// A blocking client for one configured model.
 ///
@@ -70,7 +57,8 @@ pub struct SideQuery {
 #[derive(Clone)]
 pub struct ModelClient {
     config: ModelConfig,
-    agent: ureq::Agent,
+    http: HttpClient,
+    retry: RetryPolicy,
 }
 
 impl fmt::Debug for ModelClient {
@@ -79,26 +67,6 @@ impl fmt::Debug for ModelClient {
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
-}
-
-/// An HTTP request as a backend builds it.
-pub(crate) struct WireRequest {
-    /// The endpoint.
-    pub(crate) url: String,
-    /// Header names (lowercase) and values.
-    pub(crate) headers: Vec<(&'static str, String)>,
-    /// The JSON body.
-    pub(crate) body: Value,
-}
-
-/// What one attempt came to.
-enum Attempt {
-    /// A successful reply's body.
-    Success(String),
-    /// A failure that another attempt may cure, after a pause.
-    Retry(ModelError, Duration),
-    /// A failure that another attempt will not cure.
-    Fail(ModelError),
 }
 
 impl ModelClient {
@@ -110,15 +78,9 @@ impl ModelClient {
     /// environment.
     pub fn new(config: ModelConfig) -> Result<ModelClient, ModelError> {
         config.check()?;
-        let mut builder = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(config.timeout))
-            .user_agent(USER_AGENT);
-        if config.is_loopback() {
-            builder = builder.proxy(None);
-        }
         Ok(ModelClient {
-            agent: builder.build().into(),
+            http: HttpClient::new(ClientConfig::new(config.timeout)),
+            retry: retry_policy(config.max_retries),
             config,
         })
     }
@@ -132,11 +94,12 @@ impl ModelClient {
     /// Asks the model `query` and returns its answer, checked against
     /// `query.schema`.
     ///
-    /// A 429 with a `retry-after` of at most 5 seconds is retried after
-    /// that wait, a 529 or other 5xx after a short pause, up to
+    /// A 429 with a `retry-after` of at most 5 seconds (in seconds or as
+    /// an HTTP date) is retried after that wait, a 529 or other 5xx after
+    /// its `retry-after` of at most 5 seconds or else a short pause, up to
     /// `config.max_retries` times; then the last error is returned. A 429
-    /// without `retry-after` (a spend limit), timeouts and every other
-    /// failure are returned at once.
+    /// without `retry-after` (a spend limit), a longer `retry-after`,
+    /// timeouts and every other failure are returned at once.
     pub fn side_query(&self, query: &SideQuery) -> Result<Value, ModelError> {
         self.side_query_unscrubbed(query)
             .map_err(|error| scrub(error, self.config.api_key.as_deref()))
@@ -147,21 +110,15 @@ impl ModelClient {
             Backend::Anthropic => anthropic::request(&self.config, query),
             Backend::OpenAiCompatible => openai::request(&self.config, query),
         };
-        let body = request.body.to_string();
-        let mut retries = 0;
-        let text = loop {
-            match self.attempt(&request, &body) {
-                Attempt::Success(text) => break text,
-                Attempt::Fail(error) => return Err(error),
-                Attempt::Retry(error, _) if retries >= self.config.max_retries => {
-                    return Err(error);
-                }
-                Attempt::Retry(_, pause) => {
-                    retries += 1;
-                    std::thread::sleep(pause);
-                }
-            }
-        };
+        let mut http_request = Request::post(Url::parse(&request.url)?, request.body.to_string());
+        for (name, value) in request.headers {
+            http_request = http_request.header(name, value);
+        }
+        let response = self.http.send_with_retries(&http_request, &self.retry)?;
+        if !response.is_success() {
+            return Err(self.status_error(&response));
+        }
+        let text = response.text();
 
         let reply: Value = serde_json::from_str(&text).map_err(|e| {
             ModelError::malformed(format!(
@@ -181,100 +138,42 @@ impl ModelClient {
         Ok(value)
     }
 
-    /// One HTTP exchange.
-    fn attempt(&self, request: &WireRequest, body: &str) -> Attempt {
-        let mut call = self.agent.post(&request.url);
-        for (name, value) in &request.headers {
-            call = call.header(*name, value);
-        }
-        let mut response = match call.send(body) {
-            Ok(response) => response,
-            Err(error) => return Attempt::Fail(self.transport_error(&request.url, error)),
-        };
-        let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_retry_after);
-        let text = match response.body_mut().read_to_string() {
-            Ok(text) => text,
-            Err(error) => return Attempt::Fail(self.transport_error(&request.url, error)),
-        };
-        if (200..300).contains(&status) {
-            return Attempt::Success(text);
-        }
-
-        let (error_type, message) = error_details(&text);
-        if status == 429 {
-            return match retry_after {
-                Some(wait) if wait <= MAX_RETRY_AFTER => Attempt::Retry(
-                    ModelError::RateLimited {
-                        retry_after: Some(wait),
-                    },
-                    wait,
-                ),
-                retry_after => Attempt::Fail(ModelError::RateLimited { retry_after }),
-            };
-        }
-        if status == 529 || error_type.as_deref() == Some("overloaded_error") {
-            return Attempt::Retry(ModelError::Overloaded, SERVER_ERROR_BACKOFF);
-        }
-        let error = ModelError::Http {
-            status,
-            error_type,
-            message,
-        };
-        if status >= 500 {
-            Attempt::Retry(error, SERVER_ERROR_BACKOFF)
-        } else {
-            Attempt::Fail(error)
-        }
-    }
-
-    /// The error for a request that got no complete HTTP response.
-    fn transport_error(&self, url: &str, error: ureq::Error) -> ModelError {
-        let endpoint = display_url(url);
-        match error {
-            ureq::Error::Timeout(_) => ModelError::Timeout {
-                endpoint,
-                timeout: self.config.timeout,
+    /// The error of a reply whose status is not a success.
+    fn status_error(&self, response: &Response) -> ModelError {
+        let (error_type, message) = error_details(&response.text());
+        match response.status {
+            429 => ModelError::RateLimited {
+                retry_after: self.retry.retry_after(response),
             },
-            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
-                ModelError::Timeout {
-                    endpoint,
-                    timeout: self.config.timeout,
-                }
-            }
-            ureq::Error::BadUri(reason) => ModelError::invalid("base_url", reason),
-            ureq::Error::BodyExceedsLimit(limit) => {
-                ModelError::malformed(format!("the reply body is larger than {limit} bytes"))
-            }
-            other => ModelError::Network {
-                endpoint,
-                source: Box::new(other),
+            529 => ModelError::Overloaded,
+            _ if error_type.as_deref() == Some(OVERLOADED) => ModelError::Overloaded,
+            status => ModelError::Http {
+                status,
+                error_type,
+                message,
             },
         }
     }
 }
 
-/// A `retry-after` value in seconds (HTTP dates are not worth waiting for
-/// here, so they count as absent).
-fn parse_retry_after(value: &str) -> Option<Duration> {
-    let seconds: f64 = value.trim().parse().ok()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(1e9)))
-}
-
-/// A URL for an error message, with any user name and password removed.
-fn display_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
+/// The model's retry rules: a 429 only with a `retry-after` of at most
+/// [`MAX_RETRY_AFTER`]; a 5xx (529 included), or any reply whose error type
+/// says overloaded, after its `retry-after` within the same limit or
+/// [`SERVER_ERROR_BACKOFF`]; nothing that got no reply, since a timeout
+/// already spent the caller's budget.
+fn retry_policy(max_retries: u32) -> RetryPolicy {
+    RetryPolicy::new(max_retries)
+        .backoff(Backoff::Constant(SERVER_ERROR_BACKOFF))
+        .statuses(&[
+            (429..=429, RetryWhen::WithRetryAfter),
+            (500..=599, RetryWhen::Always),
+        ])
+        .retry_if(|response| {
+            !response.is_success()
+                && error_details(&response.text()).0.as_deref() == Some(OVERLOADED)
+        })
+        .max_retry_after(MAX_RETRY_AFTER, LongRetryAfter::GiveUp)
+        .retry_transport_errors(false)
 }
 
 /// Removes the API key from every text of an error, in case a server
@@ -315,9 +214,14 @@ fn scrub(error: ModelError, key: Option<&str>) -> ModelError {
         ModelError::Refused { explanation } => ModelError::Refused {
             explanation: explanation.map(clean),
         },
-        ModelError::InvalidConfig { setting, reason } => ModelError::InvalidConfig {
+        ModelError::InvalidConfig {
+            setting,
+            reason,
+            source,
+        } => ModelError::InvalidConfig {
             setting,
             reason: clean(reason),
+            source,
         },
         other => other,
     }
@@ -326,23 +230,6 @@ fn scrub(error: ModelError, key: Option<&str>) -> ModelError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retry_after_is_seconds() {
-        assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
-        assert_eq!(parse_retry_after(" 0.5 "), Some(Duration::from_millis(500)));
-        assert_eq!(parse_retry_after("-1"), None);
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT"), None);
-    }
-
-    #[test]
-    fn urls_in_errors_lose_credentials() {
-        assert_eq!(
-            display_url("http://me:secret@localhost:80/v1/messages"),
-            "http://localhost:80/v1/messages"
-        );
-        assert_eq!(display_url("https://h/v1/x@y"), "https://h/v1/x@y");
-    }
 
     #[test]
     fn echoed_keys_are_scrubbed() {

@@ -162,10 +162,10 @@ impl ModelConfig {
             ));
         }
         if let Some(key) = &api_key {
-            check_api_key(key).map_err(|reason| ModelError::invalid(key_var, reason))?;
+            check_api_key(key_var, key)?;
         }
         let base_url = var(url_var).unwrap_or_else(|| default_url.to_owned());
-        check_base_url(&base_url).map_err(|reason| ModelError::invalid(url_var, reason))?;
+        check_base_url(url_var, &base_url)?;
 
         let model = match (var(ENV_MODEL), backend) {
             (Some(model), _) => model,
@@ -202,9 +202,9 @@ impl ModelConfig {
     /// Checks the values a request is built from; the error names the
     /// field.
     pub(crate) fn check(&self) -> Result<(), ModelError> {
-        check_base_url(&self.base_url).map_err(|reason| ModelError::invalid("base_url", reason))?;
+        check_base_url("base_url", &self.base_url)?;
         if let Some(key) = &self.api_key {
-            check_api_key(key).map_err(|reason| ModelError::invalid("api_key", reason))?;
+            check_api_key("api_key", key)?;
         }
         if self.model.trim().is_empty() {
             return Err(ModelError::invalid("model", "the model name is empty"));
@@ -219,57 +219,36 @@ impl ModelConfig {
     pub(crate) fn base(&self) -> &str {
         self.base_url.trim_end_matches('/')
     }
-
-    /// Whether the base URL names this machine, whose traffic must not go
-    /// through a proxy taken from the environment.
-    pub(crate) fn is_loopback(&self) -> bool {
-        host_of(&self.base_url).is_some_and(|host| {
-            let host = host.to_ascii_lowercase();
-            host == "localhost"
-                || host.ends_with(".localhost")
-                || host
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        })
-    }
 }
 
-/// Why a base URL cannot be used, if it cannot.
-fn check_base_url(url: &str) -> Result<(), String> {
-    let Some(rest) = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-    else {
-        return Err(format!("{url:?} does not start with http:// or https://"));
-    };
-    if rest.contains(['?', '#']) || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("{url:?} is not a plain base url"));
-    }
-    if host_of(url).is_none_or(str::is_empty) {
-        return Err(format!("{url:?} names no host"));
+/// Checks a base URL, as the setting `setting`: an absolute `http(s)` URL
+/// with a host ([`memdir_http::Url`]'s rules) and no query, since endpoint
+/// paths are appended to it.
+fn check_base_url(setting: &str, url: &str) -> Result<(), ModelError> {
+    let parsed = memdir_http::Url::parse(url).map_err(|e| ModelError::invalid_url(setting, e))?;
+    if url.contains('?') {
+        return Err(ModelError::invalid(
+            setting,
+            format!(
+                "{:?} is not a plain base url: it has a query",
+                parsed.redacted()
+            ),
+        ));
     }
     Ok(())
 }
 
-/// Why a key cannot go into an HTTP header, if it cannot. The reason never
-/// quotes the key.
-fn check_api_key(key: &str) -> Result<(), &'static str> {
+/// Checks that a key, as the setting `setting`, can go into an HTTP
+/// header. The error never quotes the key.
+fn check_api_key(setting: &str, key: &str) -> Result<(), ModelError> {
     if key.bytes().all(|b| b.is_ascii_graphic()) {
         Ok(())
     } else {
-        Err("the api key contains characters not allowed in an http header")
+        Err(ModelError::invalid(
+            setting,
+            "the api key contains characters not allowed in an http header",
+        ))
     }
-}
-
-/// The host of an `http(s)://` URL, without brackets for IPv6 literals.
-fn host_of(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    if let Some(v6) = host_port.strip_prefix('[') {
-        return v6.split_once(']').map(|(host, _)| host);
-    }
-    Some(host_port.split(':').next().unwrap_or(host_port))
 }
 
 #[cfg(test)]
@@ -281,42 +260,42 @@ mod tests {
     }
 
     #[test]
-    fn loopback_hosts_are_recognised() {
-        for url in [
-            "http://127.0.0.1:8080/v1",
-            "http://localhost/v1",
-            "http://LOCALHOST:1",
-            "http://[::1]:9000",
-            "http://127.1.2.3",
-            "http://user@localhost:80/x",
-        ] {
-            assert!(config(url).is_loopback(), "{url}");
-        }
-        for url in [
-            "https://api.openai.com/v1",
-            "http://10.0.0.1:8080",
-            "http://localhost.example.com",
-            "http://[2001:db8::1]:80",
-        ] {
-            assert!(!config(url).is_loopback(), "{url}");
-        }
+    fn base_urls_are_checked() {
+        let check = |url: &str| check_base_url("base_url", url);
+        assert!(check("https://api.anthropic.com").is_ok());
+        assert!(check("http://127.0.0.1:1234/v1/").is_ok());
+        assert!(check("ftp://x").is_err());
+        assert!(check("api.openai.com/v1").is_err());
+        assert!(check("http://").is_err());
+        assert!(check("http://host/v1?key=1").is_err());
+        assert!(check("http://host/v1?").is_err());
+        assert!(check("http://host/v1#top").is_err());
+        assert!(check("http://ho st").is_err());
+        assert!(check("http://h\u{a0}/v1").is_err());
     }
 
     #[test]
-    fn base_urls_are_checked() {
-        assert!(check_base_url("https://api.anthropic.com").is_ok());
-        assert!(check_base_url("http://127.0.0.1:1234/v1/").is_ok());
-        assert!(check_base_url("ftp://x").is_err());
-        assert!(check_base_url("api.openai.com/v1").is_err());
-        assert!(check_base_url("http://").is_err());
-        assert!(check_base_url("http://host/v1?key=1").is_err());
-        assert!(check_base_url("http://ho st").is_err());
+    fn base_url_errors_name_the_setting_and_keep_their_source() {
+        let err = check_base_url("OPENAI_BASE_URL", "localhost:8080").unwrap_err();
+        assert!(
+            matches!(&err, ModelError::InvalidConfig { setting, source: Some(_), .. } if setting == "OPENAI_BASE_URL"),
+            "{err:?}"
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        let err = check_base_url("base_url", "http://me:pw@host/v1?key=sekrit").unwrap_err();
+        let shown = format!("{err} {err:?}");
+        assert!(
+            !shown.contains("sekrit") && !shown.contains("pw@"),
+            "{shown}"
+        );
     }
 
     #[test]
     fn keys_with_header_breaking_characters_are_rejected_without_quoting_them() {
-        assert!(check_api_key("sk-ant-abc_DEF-123").is_ok());
-        let reason = check_api_key("sk-secret\r\nx-evil: 1").unwrap_err();
+        assert!(check_api_key("api_key", "sk-ant-abc_DEF-123").is_ok());
+        let reason = check_api_key("api_key", "sk-secret\r\nx-evil: 1")
+            .unwrap_err()
+            .to_string();
         assert!(!reason.contains("sk-secret"));
     }
 

@@ -31,26 +31,33 @@ pub enum ModelError {
         setting: String,
         /// What is wrong with it.
         reason: String,
+        /// The HTTP layer's finding, when it made one (a base URL that is
+        /// not a usable URL).
+        #[source]
+        source: Option<memdir_http::Error>,
     },
 
     /// The request did not complete within the configured timeout.
     #[error("model request to {endpoint} timed out after {} ms", timeout.as_millis())]
     Timeout {
-        /// The URL called.
+        /// The URL called, without credentials.
         endpoint: String,
         /// The timeout that ran out.
         timeout: Duration,
+        /// The HTTP layer's report of it.
+        #[source]
+        source: memdir_http::Error,
     },
 
     /// The server could not be reached or the connection broke: DNS
     /// failure, connection refused, reset, TLS or protocol error.
     #[error("cannot reach model endpoint {endpoint}")]
     Network {
-        /// The URL called.
+        /// The URL called, without credentials.
         endpoint: String,
         /// The underlying transport error.
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: memdir_http::Error,
     },
 
     /// The server answered with an error status that is not one of the
@@ -118,6 +125,17 @@ impl ModelError {
         ModelError::InvalidConfig {
             setting: setting.to_owned(),
             reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// An [`ModelError::InvalidConfig`] for a URL setting the HTTP layer
+    /// refused.
+    pub(crate) fn invalid_url(setting: &str, source: memdir_http::Error) -> Self {
+        ModelError::InvalidConfig {
+            setting: setting.to_owned(),
+            reason: "not a usable base url".to_owned(),
+            source: Some(source),
         }
     }
 
@@ -125,6 +143,29 @@ impl ModelError {
     pub(crate) fn malformed(reason: impl Into<String>) -> Self {
         ModelError::MalformedResponse {
             reason: reason.into(),
+        }
+    }
+}
+
+impl From<memdir_http::Error> for ModelError {
+    /// The error of a request that got no complete HTTP response. The
+    /// endpoint is the HTTP layer's cleaned URL.
+    fn from(error: memdir_http::Error) -> Self {
+        let endpoint = error.url().to_owned();
+        match error {
+            memdir_http::Error::Timeout { timeout, .. } => ModelError::Timeout {
+                endpoint,
+                timeout,
+                source: error,
+            },
+            memdir_http::Error::BodyTooLarge { limit, .. } => {
+                ModelError::malformed(format!("the reply body is larger than {limit} bytes"))
+            }
+            memdir_http::Error::InvalidUrl { .. } => ModelError::invalid_url("base_url", error),
+            _ => ModelError::Network {
+                endpoint,
+                source: error,
+            },
         }
     }
 }

@@ -48,21 +48,28 @@
 //! # Ok::<(), ModelError>(())
 //! ```
 //!
-//! Only this crate and the team sync client open network connections in
-//! memdir; nothing here reads or writes files.
+//! The HTTP exchange itself (timeout, proxy rule, retries honouring
+//! `retry-after`, URLs cleaned of credentials in errors) is
+//! [`memdir_http`]'s; nothing here reads or writes files.
+//!
+//! Modules depend one way: `query` and `error` on nothing of the crate;
+//! `config`, `reply` and `schema` on `error` (and `reply`); the backends
+//! `anthropic` and `openai` on those; `client` on all of them.
 
 mod anthropic;
 mod client;
 mod config;
 mod error;
 mod openai;
+mod query;
 mod reply;
 mod schema;
 
-pub use client::{ModelClient, SideQuery};
+pub use client::ModelClient;
 pub use config::{
     Backend, DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_MODEL, DEFAULT_MAX_RETRIES,
     DEFAULT_OPENAI_BASE_URL, DEFAULT_TIMEOUT, ENV_ANTHROPIC_API_KEY, ENV_ANTHROPIC_BASE_URL,
     ENV_BACKEND, ENV_MODEL, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL, ENV_TIMEOUT_MS, ModelConfig,
 };
 pub use error::ModelError;
+pub use query::SideQuery;

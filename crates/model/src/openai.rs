@@ -4,9 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::client::{SideQuery, WireRequest};
 use crate::config::ModelConfig;
 use crate::error::ModelError;
+use crate::query::{SideQuery, WireRequest};
 use crate::reply::parse_model_json;
 
 /// The request for a side query.

@@ -191,6 +191,40 @@ fn rate_limit_with_long_retry_after_is_not_retried() {
 }
 
 #[test]
+fn rate_limit_with_a_retry_after_date_is_retried() {
+    // A date already past asks for no wait at all.
+    let server = ScriptedServer::start(vec![
+        anthropic_error(429, "rate_limit_error", "slow down")
+            .header("retry-after", "Thu, 01 Jan 2015 00:00:00 GMT"),
+        anthropic_reply(ANSWER, "end_turn"),
+    ]);
+    anthropic(server.url()).side_query(&query()).unwrap();
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn server_error_with_a_long_retry_after_is_not_retried() {
+    let server = ScriptedServer::start(vec![
+        anthropic_error(529, "overloaded_error", "Overloaded").header("retry-after", "60"),
+        anthropic_reply(ANSWER, "end_turn"),
+    ]);
+    let err = anthropic(server.url()).side_query(&query()).unwrap_err();
+    assert!(matches!(err, ModelError::Overloaded), "{err:?}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn overloaded_error_type_under_another_status_is_retried() {
+    let server = ScriptedServer::start(vec![
+        anthropic_error(400, "overloaded_error", "Overloaded"),
+        anthropic_error(400, "overloaded_error", "Overloaded"),
+    ]);
+    let err = anthropic(server.url()).side_query(&query()).unwrap_err();
+    assert!(matches!(err, ModelError::Overloaded), "{err:?}");
+    assert_eq!(server.requests().len(), 2, "one attempt and one retry");
+}
+
+#[test]
 fn overloaded_after_retries() {
     let overloaded = anthropic_error(529, "overloaded_error", "Overloaded");
     let server = ScriptedServer::start(vec![overloaded.clone(), overloaded.clone(), overloaded]);
