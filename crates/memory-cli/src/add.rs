@@ -7,7 +7,7 @@ use clap::Args;
 use memdir_entrypoint::{ENTRYPOINT_NAME, IndexEntry};
 use memdir_folder::{FolderError, MemoryFolder, Repair};
 use memdir_memtypes::{Header, MemoryType, render_memory};
-use memdir_paths::validate_team_mem_key_text;
+use memdir_protocol::validate_team_mem_key_text;
 use serde::Serialize;
 
 use crate::Outcome;

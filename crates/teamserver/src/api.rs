@@ -208,7 +208,7 @@ fn put(
         // The client's own text rules (R4.10), without a file system: the
         // server writes no files, and a key it accepts must be one that
         // every member's machine can write.
-        if let Err(e) = memdir_paths::validate_team_mem_key_text(key) {
+        if let Err(e) = memdir_protocol::validate_team_mem_key_text(key) {
             return Ok(error_with(
                 400,
                 "invalid_key",
@@ -381,7 +381,7 @@ mod tests {
 
     #[test]
     fn keys_use_the_client_text_rules() {
-        assert!(memdir_paths::validate_team_mem_key_text("notes/testing.md").is_ok());
+        assert!(memdir_protocol::validate_team_mem_key_text("notes/testing.md").is_ok());
         for (bad, code) in [
             ("../x.md", "dot-dot-segment"),
             ("/etc/passwd", "absolute"),
@@ -397,7 +397,7 @@ mod tests {
             (".git/config", "hidden-segment"),
             ("notes./a.md", "trailing-dot-or-space"),
         ] {
-            let err = memdir_paths::validate_team_mem_key_text(bad).unwrap_err();
+            let err = memdir_protocol::validate_team_mem_key_text(bad).unwrap_err();
             assert_eq!(err.reason.code(), code, "{bad:?}");
         }
     }

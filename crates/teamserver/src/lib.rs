@@ -7,7 +7,7 @@
 //!   `If-Match` with 412 (current hashes in the body) and 428; the size
 //!   limits of R8.3 and a cap on entries per repository with 413; keys
 //!   checked with the client's own text rules, without a file system
-//!   ([`memdir_paths::validate_team_mem_key_text`]);
+//!   ([`memdir_protocol::validate_team_mem_key_text`]);
 //!   request deadlines; one JSON log line per request, through the `log`
 //!   facade ([`REQUEST_LOG_TARGET`]; the crate never prints); a
 //!   shutdown that lets requests under way finish ([`ShutdownHandle`],
@@ -18,7 +18,6 @@
 //!   commit, schema migrated on open).
 //! - [`respond`] — the server's answer to one connection's bytes, with no
 //!   socket: the same parsing, limits and handlers, for tests and fuzzing.
-//! - [`checksum`] — the entry and whole-repository checksums of R8.1.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,7 +37,6 @@
 //! ```
 
 mod api;
-pub mod checksum;
 mod http;
 mod offline;
 mod server;

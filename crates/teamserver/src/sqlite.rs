@@ -18,9 +18,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use crate::checksum::{entry_checksum, repo_checksum};
 use crate::store::{IfMatch, Limits, NewToken, PutOutcome, RepoState, Store, StoreError, View};
 use crate::token;
+use memdir_protocol::{entry_checksum, repo_checksum};
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
 /// `n + 1`. Never edit a step that has shipped; add one.

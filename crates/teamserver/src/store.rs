@@ -49,7 +49,7 @@ impl RepoState {
             repo: repo.to_owned(),
             version: 0,
             last_modified: None,
-            checksum: crate::checksum::repo_checksum(&BTreeMap::new()),
+            checksum: memdir_protocol::repo_checksum(&BTreeMap::new()),
             entry_checksums: BTreeMap::new(),
             entries: None,
         }

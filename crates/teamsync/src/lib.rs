@@ -6,7 +6,7 @@
 //! - [`pull`] — each key judged three ways against the last sync: a
 //!   server-only change written, a local-only change kept, both changed
 //!   kept aside in `.conflicts/` before the server's entry is written;
-//!   every key checked with [`memdir_paths::validate_team_mem_key_text`]
+//!   every key checked with [`memdir_protocol::validate_team_mem_key_text`]
 //!   before anything is written; every write through `memdir-folder`.
 //! - [`push`] — only keys changed here from a base the server still
 //!   holds, names and contents secret-scanned, size-checked, packed into

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, FolderLock};
-use memdir_paths::validate_team_mem_key_text;
+use memdir_protocol::validate_team_mem_key_text;
 
 use crate::client::{Client, MAX_FILE_SIZE_BYTES};
 use crate::error::SyncError;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
-use memdir_paths::{normalize_team_mem_key, validate_team_mem_key_text};
+use memdir_protocol::{normalize_team_mem_key, validate_team_mem_key_text};
 
 use crate::client::{Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES};
 use crate::error::SyncError;

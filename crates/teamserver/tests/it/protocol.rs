@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use memdir_teamserver::checksum::{entry_checksum, repo_checksum};
+use memdir_protocol::{entry_checksum, repo_checksum};
 use memdir_teamserver::{Store, View};
 use serde_json::{Value, json};
 
