@@ -117,7 +117,10 @@ impl TeamMemoryQuery {
             utf8_percent_encode(&self.repo, REPO_VALUE)
         );
         if self.view == View::Hashes {
-            target.push_str(&format!("&{VIEW_PARAM}={}", View::Hashes.as_str()));
+            target.push('&');
+            target.push_str(VIEW_PARAM);
+            target.push('=');
+            target.push_str(View::Hashes.as_str());
         }
         target
     }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use memdir_teamserver::{IfMatch, Limits, Store};
+use memdir_teamserver::{IfMatch, Limits, PutRequest, Store};
 use memdir_teamsync::{CONFLICTS_DIR, ErrorType};
 
 use crate::proxy::Proxy;
@@ -273,7 +273,13 @@ fn bad_keys_from_the_server_are_skipped_never_written() {
     ]);
     let limits = Limits { max_entries: 100 };
     h.store
-        .put(ORG, REPO, &entries, &IfMatch::Absent, limits)
+        .put(&PutRequest {
+            org: ORG,
+            repo: REPO,
+            entries: &entries,
+            if_match: &IfMatch::Absent,
+            limits,
+        })
         .unwrap();
     let root = tempfile::tempdir().unwrap();
     let team = root.path().join("team");
@@ -311,13 +317,13 @@ fn two_spellings_of_one_name_write_one_file_once() {
         ("caf\u{e9}.md".to_owned(), "nfc\n".to_owned()),
     ]);
     h.store
-        .put(
-            ORG,
-            REPO,
-            &entries,
-            &IfMatch::Absent,
-            Limits { max_entries: 100 },
-        )
+        .put(&PutRequest {
+            org: ORG,
+            repo: REPO,
+            entries: &entries,
+            if_match: &IfMatch::Absent,
+            limits: Limits { max_entries: 100 },
+        })
         .unwrap();
     let team = tempfile::tempdir().unwrap();
     // Status judges keys as pull does: one file to pull, one key skipped.
