@@ -156,7 +156,7 @@ fn a_file_with_a_secret_is_never_sent() {
         s.rule_ids.iter().any(|id| id.starts_with("github")),
         "{s:?}"
     );
-    let json = r.to_json();
+    let json = serde_json::to_string(&r).unwrap();
     assert!(!json.contains(TOKEN), "{json}");
     assert!(json.contains("skippedSecrets"), "{json}");
     let stored = h.stored();
@@ -363,7 +363,11 @@ fn credentials_and_faults() {
     let none = h.client(team.path()).with_token(None);
     for r in [none.pull(), none.push()] {
         assert_eq!(r.error_type, Some(ErrorType::NoOauth), "{r:?}");
-        assert!(r.to_json().contains(r#""errorType":"no_oauth""#));
+        assert!(
+            serde_json::to_string(&r)
+                .unwrap()
+                .contains(r#""errorType":"no_oauth""#)
+        );
     }
     let no_repo = h.client(team.path()).with_repo(None);
     assert_eq!(no_repo.push().error_type, Some(ErrorType::NoRepo));
@@ -406,5 +410,9 @@ fn conflict_after_the_retries_run_out() {
     assert_eq!(r.error_type, Some(ErrorType::Conflict));
     assert_eq!(proxy.puts() - before, 3, "the first PUT and two retries");
     assert_eq!(h.stored()["seed.md"], "seed\n");
-    assert!(r.to_json().contains(r#""conflict":true"#));
+    assert!(
+        serde_json::to_string(&r)
+            .unwrap()
+            .contains(r#""conflict":true"#)
+    );
 }
