@@ -28,7 +28,7 @@ pub struct SkippedKey {
     pub reason: String,
 }
 
-/// The outcome of [`crate::pull`] or [`crate::push`] (R8.6), with a few
+/// The outcome of a pull or a push (R8.6), with a few
 /// fields of this project's own (files pulled, skipped keys, conflict
 /// copies, an error message). Empty and absent fields are left out of the
 /// JSON.
