@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path};
 
-use memdir_paths::validate_team_mem_key_text;
+use memdir_protocol::validate_team_mem_key_text;
 use memdir_teamserver::{Config, SqliteStore, Store, respond};
 
 /// Validating any key: an accepted key is canonical (validating it again

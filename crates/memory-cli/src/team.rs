@@ -88,12 +88,12 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
     let success = results.iter().all(|(_, r)| r.success);
     if global.json {
         let text = match results.as_slice() {
-            [(_, only)] => only.to_json(),
+            [(_, only)] => serde_json::to_string(only)?,
             many => {
                 let parts: Vec<String> = many
                     .iter()
-                    .map(|(op, r)| format!("\"{op}\": {}", r.to_json()))
-                    .collect();
+                    .map(|(op, r)| Ok(format!("\"{op}\": {}", serde_json::to_string(r)?)))
+                    .collect::<serde_json::Result<_>>()?;
                 format!("{{{}}}", parts.join(", "))
             }
         };
@@ -111,7 +111,7 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
 fn status(client: &Client, json: bool) -> anyhow::Result<Outcome> {
     let s = memdir_teamsync::status(client);
     if json {
-        print(&s.to_json())?;
+        print(&serde_json::to_string(&s)?)?;
     } else if s.success {
         let mut out = String::new();
         for k in &s.to_push {
@@ -172,7 +172,7 @@ fn watch(client: Client, debounce_ms: u64, json: bool) -> anyhow::Result<Outcome
     };
     let log = |op: &str, r: &SyncResult| -> anyhow::Result<()> {
         if json {
-            print(&r.to_json())
+            print(&serde_json::to_string(r)?)
         } else {
             print(report(&[(op, r.clone())]).trim_end())
         }

@@ -273,7 +273,7 @@ pub fn memory_file_name(name: &str) -> Result<String, OpsError> {
         // An empty or dot name makes a hidden file, which no scan reads.
         return Err(invalid("a name must not be empty or start with '.'"));
     }
-    let file = memdir_paths::validate_team_mem_key_text(&format!("{name}.md"))
+    let file = memdir_protocol::validate_team_mem_key_text(&format!("{name}.md"))
         .map_err(|e| invalid(&e.reason.to_string()))?;
     if file.contains('/') || file == ENTRYPOINT_NAME {
         return Err(invalid("give a plain name, not a path or the index"));

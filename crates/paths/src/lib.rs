@@ -16,9 +16,10 @@
 //! must never make memdir write outside the memory folder:
 //! - [`validate_memory_path`] for configured folders, and
 //!   [`validate_project_dir_name`] for a configured project folder name;
-//! - [`validate_team_mem_key_text`], the text rules of a team key alone,
-//!   pure and shared by the client and the team server;
-//! - [`validate_team_mem_key`] for keys from a server, and
+//! - [`validate_team_mem_key`] for keys from a server — the text rules of
+//!   `memdir_protocol::validate_team_mem_key_text` (pure, shared by the
+//!   client and the team server, and kept in `memdir-protocol`), then the
+//!   physical checks — and
 //!   [`validate_team_mem_write_path`] for paths about to be written, both
 //!   failing with the distinct [`PathTraversalError`];
 //! - [`realpath_deepest_existing`], which fails closed.
@@ -63,8 +64,8 @@ pub use settings::{
 };
 pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
 pub use traversal::{
-    PathTraversalError, TraversalReason, normalize_team_mem_key, realpath_deepest_existing,
-    validate_team_mem_key, validate_team_mem_key_text, validate_team_mem_write_path,
+    PathTraversalError, TraversalReason, realpath_deepest_existing, validate_team_mem_key,
+    validate_team_mem_write_path,
 };
 pub use validate::{
     InvalidMemoryPath, InvalidProjectDirName, MAX_PROJECT_DIR_NAME_BYTES, MemoryPathReason,

@@ -2,7 +2,8 @@
 //!
 //! Keys come from a sync server and paths from a cloned repository's
 //! files: both are hostile until proven otherwise. A key is checked
-//! textually first (module `key`: encodings, look-alikes, separators,
+//! textually first (`memdir_protocol::validate_team_mem_key_text`, the
+//! rules the team server applies too: encodings, look-alikes, separators,
 //! segments, portability), then joined with the team folder and checked
 //! twice: lexically, without the disk, and physically, with every
 //! existing symbolic link resolved. Any doubt rejects.
@@ -12,11 +13,9 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use memdir_protocol::{KeyError, KeyReason, validate_team_mem_key_text};
+
 use crate::validate::normalize_lexically;
-
-mod key;
-
-pub use key::{normalize_team_mem_key, validate_team_mem_key_text};
 
 /// A key or path that would leave the team folder, or that cannot be proven
 /// not to. A distinct type, so that callers can tell a refused write from an
@@ -30,60 +29,22 @@ pub struct PathTraversalError {
     pub reason: TraversalReason,
 }
 
+impl From<KeyError> for PathTraversalError {
+    fn from(e: KeyError) -> Self {
+        Self {
+            input: e.input,
+            reason: TraversalReason::Key(e.reason),
+        }
+    }
+}
+
 /// The rule a key or path broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TraversalReason {
-    /// The key is empty.
-    Empty,
-    /// The key holds a NUL byte.
-    NulByte,
-    /// The key holds another control character (Unicode Cc: line breaks,
-    /// escapes).
-    ControlCharacter,
-    /// The key holds a Unicode format character (Cf): a bidi override or
-    /// isolate, a zero-width character, a BOM, a soft hyphen, a tag
-    /// character, …
-    FormatCharacter,
-    /// The key percent-encodes a path character (`.`, `/`, `\`, `%`, NUL),
-    /// in any case or depth, or an invalid UTF-8 sequence.
-    PercentEncoded,
-    /// A character turns into `.`, `/`, `\` or `:` under NFKC normalisation
-    /// (fullwidth `．／＼`, one- and two-dot leaders, …).
-    UnicodeLookalike,
-    /// A character looks like a path separator or a dot (division and
-    /// fraction slashes, box-drawing diagonals, ideographic full stops, …)
-    /// even though NFKC does not turn it into one.
-    SeparatorLookalike,
-    /// The key holds a backslash.
-    Backslash,
-    /// The key is absolute (`/x`).
-    Absolute,
-    /// The key starts with a Windows drive (`C:x`).
-    DriveLetter,
-    /// The key is a UNC path (`\\server`, `//server`).
-    Unc,
-    /// The key has an empty segment (`a//b`, a trailing `/`).
-    EmptySegment,
-    /// The key has a `.` segment.
-    DotSegment,
-    /// The key has a `..` segment.
-    DotDotSegment,
-    /// A segment starts with `.` (hidden: `.git/…`, memdir's own
-    /// `.conflicts/` and state files).
-    HiddenSegment,
-    /// A segment ends with `.` or a space, which Windows drops.
-    TrailingDotOrSpace,
-    /// The key holds a `:` (an NTFS stream) other than a leading drive.
-    Colon,
-    /// A segment, or its stem before the first `.`, is a Windows device
-    /// name (`CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9`,
-    /// `CONIN$`, `CONOUT$`, in any case).
-    ReservedName,
-    /// A segment is longer than 255 bytes.
-    TooLong,
-    /// The key is longer than 1,024 bytes.
-    KeyTooLong,
+    /// The key breaks a text rule of R4.10
+    /// ([`memdir_protocol::validate_team_mem_key_text`]).
+    Key(KeyReason),
     /// The path is not inside the team folder (checked lexically, with the
     /// folder's trailing separator, so `team2/` is not inside `team/`).
     OutsideTeamFolder,
@@ -102,40 +63,7 @@ pub enum TraversalReason {
 impl fmt::Display for TraversalReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TraversalReason::Empty => f.write_str("the key is empty"),
-            TraversalReason::NulByte => f.write_str("the key contains a NUL byte"),
-            TraversalReason::ControlCharacter => {
-                f.write_str("the key contains a control character")
-            }
-            TraversalReason::FormatCharacter => f.write_str(
-                "the key contains an invisible format character (bidi control, zero-width, BOM)",
-            ),
-            TraversalReason::PercentEncoded => f.write_str(
-                "the key percent-encodes a path character (., /, \\, %, NUL) or invalid UTF-8",
-            ),
-            TraversalReason::UnicodeLookalike => {
-                f.write_str("the key contains a character that normalises (NFKC) to ., /, \\ or :")
-            }
-            TraversalReason::SeparatorLookalike => f.write_str(
-                "the key contains a character that looks like a path separator or a dot",
-            ),
-            TraversalReason::Backslash => f.write_str("the key contains a backslash"),
-            TraversalReason::Absolute => f.write_str("the key is an absolute path"),
-            TraversalReason::DriveLetter => f.write_str("the key starts with a drive letter"),
-            TraversalReason::Unc => f.write_str("the key is a UNC path"),
-            TraversalReason::EmptySegment => f.write_str("the key has an empty path segment"),
-            TraversalReason::DotSegment => f.write_str("the key has a '.' segment"),
-            TraversalReason::DotDotSegment => f.write_str("the key has a '..' segment"),
-            TraversalReason::HiddenSegment => f.write_str("a path segment starts with '.'"),
-            TraversalReason::TrailingDotOrSpace => {
-                f.write_str("a path segment ends with '.' or a space")
-            }
-            TraversalReason::Colon => f.write_str("the key contains ':'"),
-            TraversalReason::ReservedName => {
-                f.write_str("a path segment is a Windows device name (CON, NUL, COM1, ...)")
-            }
-            TraversalReason::TooLong => f.write_str("a path segment is longer than 255 bytes"),
-            TraversalReason::KeyTooLong => f.write_str("the key is longer than 1024 bytes"),
+            TraversalReason::Key(reason) => reason.fmt(f),
             TraversalReason::OutsideTeamFolder => {
                 f.write_str("the path is outside the team folder")
             }
@@ -154,30 +82,12 @@ impl fmt::Display for TraversalReason {
 }
 
 impl TraversalReason {
-    /// A stable kebab-case identifier of the rule, for JSON output.
+    /// A stable kebab-case identifier of the rule, for JSON output (a text
+    /// rule's is its [`KeyReason::code`]).
     #[must_use]
     pub fn code(self) -> &'static str {
         match self {
-            TraversalReason::Empty => "empty",
-            TraversalReason::NulByte => "nul-byte",
-            TraversalReason::ControlCharacter => "control-character",
-            TraversalReason::FormatCharacter => "format-character",
-            TraversalReason::PercentEncoded => "percent-encoded",
-            TraversalReason::UnicodeLookalike => "unicode-lookalike",
-            TraversalReason::SeparatorLookalike => "separator-lookalike",
-            TraversalReason::Backslash => "backslash",
-            TraversalReason::Absolute => "absolute",
-            TraversalReason::DriveLetter => "drive-letter",
-            TraversalReason::Unc => "unc",
-            TraversalReason::EmptySegment => "empty-segment",
-            TraversalReason::DotSegment => "dot-segment",
-            TraversalReason::DotDotSegment => "dot-dot-segment",
-            TraversalReason::HiddenSegment => "hidden-segment",
-            TraversalReason::TrailingDotOrSpace => "trailing-dot-or-space",
-            TraversalReason::Colon => "colon",
-            TraversalReason::ReservedName => "reserved-name",
-            TraversalReason::TooLong => "too-long",
-            TraversalReason::KeyTooLong => "key-too-long",
+            TraversalReason::Key(reason) => reason.code(),
             TraversalReason::OutsideTeamFolder => "outside-team-folder",
             TraversalReason::EscapesViaSymlink => "escapes-via-symlink",
             TraversalReason::DanglingSymlink => "dangling-symlink",
@@ -191,17 +101,19 @@ impl TraversalReason {
 /// may be written to: the team folder joined with the key in NFC.
 ///
 /// The key must first pass the text rules
-/// ([`validate_team_mem_key_text`]), then the joined path the two-pass
+/// ([`memdir_protocol::validate_team_mem_key_text`], whose failure is
+/// [`TraversalReason::Key`]), then the joined path the two-pass
 /// check of [`validate_team_mem_write_path`].
 ///
 /// ```
 /// use std::path::Path;
 /// use memdir_paths::{validate_team_mem_key, TraversalReason};
+/// use memdir_protocol::KeyReason;
 /// let team = tempfile::tempdir()?;
 /// let path = validate_team_mem_key("conventions/testing.md", team.path())?;
 /// assert!(path.starts_with(team.path()));
 /// let err = validate_team_mem_key("..%2f..%2fetc/passwd", team.path()).unwrap_err();
-/// assert_eq!(err.reason, TraversalReason::PercentEncoded);
+/// assert_eq!(err.reason, TraversalReason::Key(KeyReason::PercentEncoded));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn validate_team_mem_key(key: &str, team_dir: &Path) -> Result<PathBuf, PathTraversalError> {

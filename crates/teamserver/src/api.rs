@@ -1,24 +1,24 @@
 //! The protocol of SPEC R8.1 over parsed requests: routing, bearer-token
-//! authentication, validation and the JSON bodies.
+//! authentication, validation and the JSON bodies. The paths, the query,
+//! the repository and key rules, the bodies and the error codes are
+//! `memdir-protocol`'s; this module applies them.
 //!
-//! Errors are `{"error": code, "message": text, …}` with a stable
-//! `snake_case` `code`. A repository is always looked up under the caller's
+//! Errors are `{"error": code, "message": text, …}` ([`ErrorBody`]) with a
+//! stable `snake_case` code ([`ErrorCode`]). A repository is always looked up under the caller's
 //! own organisation, so "no such repository" and "another organisation's
 //! repository" are the same lookup and the same 404 — nothing can tell
 //! them apart.
 
-use std::collections::BTreeMap;
-
-use percent_encoding::percent_decode_str;
-use serde::{Deserialize, Serialize};
+use memdir_protocol::{
+    Content, ErrorBody, ErrorCode, HEALTH_PATH, ProtocolError, PutBody, RepoData, TEAM_MEMORY_PATH,
+    TeamMemoryQuery, validate_team_mem_key_text,
+};
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::http::{Request, Response};
-use crate::server::Config;
-use crate::store::{IfMatch, Limits, PutOutcome, RepoState, Store, View};
-
-/// The protocol's one resource.
-pub(crate) const TEAM_MEMORY_PATH: &str = "/api/claude_code/team_memory";
+use crate::config::Config;
+use crate::http::{ReadError, Request, Response};
+use crate::store::{IfMatch, Limits, PutOutcome, PutRequest, RepoState, Store};
 
 /// What a request did, for the request log.
 #[derive(Debug, Default)]
@@ -32,9 +32,9 @@ pub(crate) fn handle(store: &dyn Store, config: &Config, req: &Request) -> (Resp
     let mut handled = Handled::default();
     let (path, query) = req.target.split_once('?').unwrap_or((&req.target, ""));
     let response = match path {
-        "/healthz" => health(store, req),
+        HEALTH_PATH => health(store, req),
         TEAM_MEMORY_PATH => team_memory(store, config, req, query, &mut handled),
-        _ => error(404, "not_found", "no such endpoint"),
+        _ => error(404, ErrorCode::NotFound, "no such endpoint"),
     };
     (response, handled)
 }
@@ -47,7 +47,7 @@ fn health(store: &dyn Store, req: &Request) -> Response {
         Ok(v) => json_response(200, &json!({"status": "ok", "schemaVersion": v})),
         Err(e) => {
             log_internal(&e);
-            error(503, "unavailable", "the database is not available")
+            error(503, ErrorCode::Unavailable, "the database is not available")
         }
     }
 }
@@ -67,9 +67,9 @@ fn team_memory(
         Err(response) => return response,
     };
     handled.org = Some(org.clone());
-    let params = match Query::parse(query) {
+    let params = match TeamMemoryQuery::parse(query) {
         Ok(q) => q,
-        Err(response) => return response,
+        Err(e) => return query_error(&e),
     };
     handled.repo = Some(params.repo.clone());
     let result = if req.method == "GET" {
@@ -79,7 +79,7 @@ fn team_memory(
     };
     result.unwrap_or_else(|e| {
         log_internal(&e);
-        error(500, "internal", "internal server error")
+        error(500, ErrorCode::Internal, "internal server error")
     })
 }
 
@@ -89,7 +89,11 @@ fn authenticate(store: &dyn Store, req: &Request) -> Result<String, Response> {
         scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
     });
     let unauthorized = || {
-        let mut r = error(401, "unauthorized", "missing or invalid bearer token");
+        let mut r = error(
+            401,
+            ErrorCode::Unauthorized,
+            "missing or invalid bearer token",
+        );
         r.headers
             .push(("WWW-Authenticate", "Bearer realm=\"memdir\"".to_owned()));
         r
@@ -102,88 +106,33 @@ fn authenticate(store: &dyn Store, req: &Request) -> Result<String, Response> {
         Ok(None) => Err(unauthorized()),
         Err(e) => {
             log_internal(&e);
-            Err(error(500, "internal", "internal server error"))
+            Err(error(500, ErrorCode::Internal, "internal server error"))
         }
     }
 }
 
-struct Query {
-    repo: String,
-    view: View,
-}
-
-impl Query {
-    fn parse(query: &str) -> Result<Self, Response> {
-        let mut repo = None;
-        let mut view = View::Full;
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let value = value.replace('+', " ");
-            let Ok(value) = percent_decode_str(&value).decode_utf8() else {
-                return Err(error(400, "invalid_query", "the query is not valid UTF-8"));
-            };
-            match name {
-                "repo" if repo.is_none() => repo = Some(value.into_owned()),
-                "repo" => return Err(error(400, "invalid_query", "repo is given twice")),
-                "view" => {
-                    view = match &*value {
-                        "hashes" => View::Hashes,
-                        "full" => View::Full,
-                        _ => {
-                            return Err(error(
-                                400,
-                                "invalid_query",
-                                "view must be 'hashes' or 'full'",
-                            ));
-                        }
-                    }
-                }
-                _ => {}
-            }
+/// The answer to a query the protocol refuses.
+fn query_error(e: &ProtocolError) -> Response {
+    let message = e.to_string();
+    let body = match e {
+        ProtocolError::InvalidRepo { repo } => {
+            ErrorBody::new(ErrorCode::InvalidRepo, message).with("repo", repo.as_str())
         }
-        let Some(repo) = repo else {
-            return Err(error(
-                400,
-                "invalid_repo",
-                "the repo parameter (owner/name) is missing",
-            ));
-        };
-        if !valid_repo(&repo) {
-            return Err(error_with(
-                400,
-                "invalid_repo",
-                "repo must be owner/name of letters, digits, '.', '_' and '-'",
-                json!({"repo": repo}),
-            ));
-        }
-        Ok(Self { repo, view })
-    }
-}
-
-/// `owner/name`, GitHub's alphabet, each part 1–100 characters and not
-/// `.` or `..`.
-fn valid_repo(repo: &str) -> bool {
-    let part_ok = |p: &str| {
-        (1..=100).contains(&p.len())
-            && p != "."
-            && p != ".."
-            && p.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        ProtocolError::MissingRepo => ErrorBody::new(ErrorCode::InvalidRepo, message),
+        _ => ErrorBody::new(ErrorCode::InvalidQuery, message),
     };
-    repo.split_once('/')
-        .is_some_and(|(owner, name)| part_ok(owner) && part_ok(name))
+    error_body(400, &body)
 }
 
-fn get(store: &dyn Store, org: &str, q: &Query) -> Result<Response, crate::StoreError> {
+fn get(store: &dyn Store, org: &str, q: &TeamMemoryQuery) -> Result<Response, crate::StoreError> {
     Ok(match store.get(org, &q.repo, q.view)? {
-        Some(state) => state_response(200, &state, None),
-        None => error(404, "not_found", "no team memory for this repository"),
+        Some(state) => state_response(200, state, None),
+        None => error(
+            404,
+            ErrorCode::NotFound,
+            "no team memory for this repository",
+        ),
     })
-}
-
-#[derive(Deserialize)]
-struct PutBody {
-    entries: BTreeMap<String, String>,
 }
 
 fn put(
@@ -196,37 +145,40 @@ fn put(
     let body: PutBody = match serde_json::from_slice(&req.body) {
         Ok(b) => b,
         Err(e) => {
-            return Ok(error_with(
-                400,
-                "invalid_json",
+            let body = ErrorBody::new(
+                ErrorCode::InvalidJson,
                 "the body must be {\"entries\": {key: text}}",
-                json!({"detail": e.to_string()}),
-            ));
+            )
+            .with("detail", e.to_string());
+            return Ok(error_body(400, &body));
         }
     };
     for (key, text) in &body.entries {
         // The client's own text rules (R4.10), without a file system: the
         // server writes no files, and a key it accepts must be one that
         // every member's machine can write.
-        if let Err(e) = memdir_paths::validate_team_mem_key_text(key) {
-            return Ok(error_with(
-                400,
-                "invalid_key",
-                &format!("key {key:?} rejected: {}", e.reason),
-                json!({"key": key, "reason": e.reason.code()}),
-            ));
+        if let Err(e) = validate_team_mem_key_text(key) {
+            let body = ErrorBody::new(
+                ErrorCode::InvalidKey,
+                format!("key {key:?} rejected: {}", e.reason),
+            )
+            .with("key", key.as_str())
+            .with("reason", e.reason.code());
+            return Ok(error_body(400, &body));
         }
         if text.len() > config.max_entry_bytes {
-            return Ok(error_with(
-                413,
-                "entry_too_large",
-                &format!(
+            let body = ErrorBody::new(
+                ErrorCode::EntryTooLarge,
+                format!(
                     "entry {key:?} is {} bytes; the limit is {} bytes",
                     text.len(),
                     config.max_entry_bytes
                 ),
-                json!({"key": key, "bytes": text.len(), "limit": config.max_entry_bytes}),
-            ));
+            )
+            .with("key", key.as_str())
+            .with("bytes", text.len())
+            .with("limit", config.max_entry_bytes);
+            return Ok(error_body(413, &body));
         }
     }
     let if_match = match req.header("if-match") {
@@ -237,90 +189,77 @@ fn put(
     let limits = Limits {
         max_entries: config.max_entries,
     };
-    Ok(
-        match store.put(org, repo, &body.entries, &if_match, limits)? {
-            PutOutcome::Accepted(state) => state_response(200, &state, None),
-            PutOutcome::PreconditionFailed(state) => state_response(
-                412,
-                &state,
-                Some((
-                    "precondition_failed",
-                    "If-Match is not the current checksum; the current checksums are in this body",
-                )),
-            ),
-            PutOutcome::PreconditionRequired(state) => state_response(
-                428,
-                &state,
-                Some((
-                    "precondition_required",
-                    "the repository has entries: send If-Match with the checksum you last saw",
-                )),
-            ),
-            PutOutcome::TooManyEntries {
-                max_entries,
-                would_hold,
-            } => error_with(
-                413,
-                "too_many_entries",
-                &format!(
+    let request = PutRequest {
+        org,
+        repo,
+        entries: &body.entries,
+        if_match: &if_match,
+        limits,
+    };
+    Ok(match store.put(&request)? {
+        PutOutcome::Accepted(state) => state_response(200, state, None),
+        PutOutcome::PreconditionFailed(state) => state_response(
+            412,
+            state,
+            Some(ErrorBody::new(
+                ErrorCode::PreconditionFailed,
+                "If-Match is not the current checksum; the current checksums are in this body",
+            )),
+        ),
+        PutOutcome::PreconditionRequired(state) => state_response(
+            428,
+            state,
+            Some(ErrorBody::new(
+                ErrorCode::PreconditionRequired,
+                "the repository has entries: send If-Match with the checksum you last saw",
+            )),
+        ),
+        PutOutcome::TooManyEntries {
+            max_entries,
+            would_hold,
+        } => {
+            let body = ErrorBody::new(
+                ErrorCode::TooManyEntries,
+                format!(
                     "the repository would hold {would_hold} entries; the cap is {max_entries} entries"
                 ),
-                json!({"maxEntries": max_entries, "wouldHold": would_hold}),
-            ),
-        },
-    )
-}
-
-/// The R8.1 data of a repository.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RepoBody<'a> {
-    organization_id: &'a str,
-    repo: &'a str,
-    version: u64,
-    last_modified: Option<String>,
-    checksum: &'a str,
-    content: ContentBody<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ContentBody<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    entries: Option<&'a BTreeMap<String, String>>,
-    entry_checksums: &'a BTreeMap<String, String>,
+            )
+            .with("maxEntries", max_entries)
+            .with("wouldHold", would_hold);
+            error_body(413, &body)
+        }
+    })
 }
 
 /// A response carrying a repository's data and its checksum as the ETag;
-/// with an error code and message merged in for 412 and 428.
-fn state_response(status: u16, state: &RepoState, err: Option<(&str, &str)>) -> Response {
-    let body = RepoBody {
-        organization_id: &state.organization_id,
-        repo: &state.repo,
+/// with an error's code and message beside the data for 412 and 428.
+fn state_response(status: u16, state: RepoState, err: Option<ErrorBody>) -> Response {
+    let etag = format!("\"{}\"", state.checksum);
+    let data = RepoData {
+        organization_id: state.organization_id,
+        repo: state.repo,
         version: state.version,
         last_modified: state.last_modified.map(|t| t.to_string()),
-        checksum: &state.checksum,
-        content: ContentBody {
-            entries: state.entries.as_ref(),
-            entry_checksums: &state.entry_checksums,
+        checksum: Some(state.checksum),
+        content: Content {
+            entries: state.entries.unwrap_or_default(),
+            entry_checksums: state.entry_checksums,
         },
     };
-    let mut value = serde_json::to_value(&body).unwrap_or(Value::Null);
-    if let (Some((code, message)), Value::Object(map)) = (err, &mut value) {
-        map.insert("error".to_owned(), Value::from(code));
-        map.insert("message".to_owned(), Value::from(message));
+    let mut value = to_value(&data);
+    if let (Some(err), Value::Object(map)) = (err, &mut value) {
+        map.insert("error".to_owned(), Value::from(err.error));
+        map.insert("message".to_owned(), Value::from(err.message));
     }
     let mut response = json_response(status, &value);
-    response
-        .headers
-        .push(("ETag", format!("\"{}\"", state.checksum)));
+    response.headers.push(("ETag", etag));
     response
 }
 
 fn method_not_allowed(allow: &str) -> Response {
     let mut r = error(
         405,
-        "method_not_allowed",
+        ErrorCode::MethodNotAllowed,
         &format!("allowed methods: {allow}"),
     );
     r.headers.push(("Allow", allow.to_owned()));
@@ -328,16 +267,57 @@ fn method_not_allowed(allow: &str) -> Response {
 }
 
 /// A JSON error body `{"error": code, "message": message}`.
-pub(crate) fn error(status: u16, code: &str, message: &str) -> Response {
-    error_with(status, code, message, json!({}))
+pub(crate) fn error(status: u16, code: ErrorCode, message: &str) -> Response {
+    error_body(status, &ErrorBody::new(code, message))
 }
 
-fn error_with(status: u16, code: &str, message: &str, extra: Value) -> Response {
-    let mut body = json!({"error": code, "message": message});
-    if let (Value::Object(map), Value::Object(extra)) = (&mut body, extra) {
-        map.extend(extra);
+fn error_body(status: u16, body: &ErrorBody) -> Response {
+    json_response(status, &to_value(body))
+}
+
+/// A body as a JSON value (an object's keys in order, as every answer
+/// writes them).
+fn to_value(body: &impl Serialize) -> Value {
+    serde_json::to_value(body).unwrap_or(Value::Null)
+}
+
+/// The answer to a request that could not be read, and how much of its
+/// body to read and discard afterwards so that the client sees it.
+pub(crate) fn refusal(e: &ReadError, max_body: usize) -> (Response, Option<u64>) {
+    match e {
+        ReadError::Timeout => (
+            error(
+                408,
+                ErrorCode::RequestTimeout,
+                "the request did not arrive in time",
+            ),
+            None,
+        ),
+        ReadError::BadHead(status, why) => (error(*status, ErrorCode::BadRequest, why), None),
+        ReadError::LengthRequired => (
+            error(
+                411,
+                ErrorCode::LengthRequired,
+                "send the body with a Content-Length",
+            ),
+            None,
+        ),
+        ReadError::BodyTooLarge(length) => {
+            let response = error(
+                413,
+                ErrorCode::BodyTooLarge,
+                &format!("the body is {length} bytes; the limit is {max_body} bytes"),
+            );
+            // Discard a modest excess so the client reads the 413; a huge
+            // declared length gets the answer and a closed connection.
+            let drain = (*length <= (max_body as u64).saturating_mul(16)).then_some(*length);
+            (response, drain)
+        }
+        ReadError::Closed | ReadError::Io => (
+            error(400, ErrorCode::BadRequest, "unreadable request"),
+            None,
+        ),
     }
-    json_response(status, &body)
 }
 
 fn json_response(status: u16, body: &Value) -> Response {
@@ -368,20 +348,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn repo_names() {
-        for ok in ["owner/name", "a-b/c.d_e", "O/N"] {
-            assert!(valid_repo(ok), "{ok}");
-        }
-        for bad in [
-            "", "owner", "/name", "owner/", "a/b/c", "../x", "a/..", "a b/c", "a/%2e",
-        ] {
-            assert!(!valid_repo(bad), "{bad}");
-        }
-    }
-
-    #[test]
     fn keys_use_the_client_text_rules() {
-        assert!(memdir_paths::validate_team_mem_key_text("notes/testing.md").is_ok());
+        assert!(validate_team_mem_key_text("notes/testing.md").is_ok());
         for (bad, code) in [
             ("../x.md", "dot-dot-segment"),
             ("/etc/passwd", "absolute"),
@@ -397,7 +365,7 @@ mod tests {
             (".git/config", "hidden-segment"),
             ("notes./a.md", "trailing-dot-or-space"),
         ] {
-            let err = memdir_paths::validate_team_mem_key_text(bad).unwrap_err();
+            let err = validate_team_mem_key_text(bad).unwrap_err();
             assert_eq!(err.reason.code(), code, "{bad:?}");
         }
     }

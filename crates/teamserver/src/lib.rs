@@ -1,24 +1,26 @@
 //! A self-hostable team-memory sync server: the server side of memdir's
-//! team sync protocol (SPEC R8.1, R9).
+//! team sync protocol (SPEC R8.1, R9). The protocol — endpoints, query,
+//! wire types, error codes, checksums, repository and key rules, default
+//! limits — is `memdir_protocol`'s, shared with the client; this crate
+//! serves it and keeps it in a database.
 //!
 //! - [`Server`] — HTTP/1.1 on a fixed pool of worker threads:
 //!   `GET/PUT /api/claude_code/team_memory?repo=owner/name[&view=hashes]`
 //!   and `GET /healthz`; bearer tokens scoped to one organisation;
 //!   `If-Match` with 412 (current hashes in the body) and 428; the size
-//!   limits of R8.3 and a cap on entries per repository with 413; keys
-//!   checked with the client's own text rules, without a file system
-//!   ([`memdir_paths::validate_team_mem_key_text`]);
+//!   limits of R8.3 and a cap on entries per repository with 413 ([`Config`]);
+//!   keys checked with the client's own text rules, without a file system
+//!   ([`memdir_protocol::validate_team_mem_key_text`]);
 //!   request deadlines; one JSON log line per request, through the `log`
 //!   facade ([`REQUEST_LOG_TARGET`]; the crate never prints); a
 //!   shutdown that lets requests under way finish ([`ShutdownHandle`],
 //!   or SIGTERM/SIGINT with [`Server::run_until_signal`]).
 //! - [`Store`] — the storage trait: a read, a check-and-write in one
-//!   transaction, and tokens kept only as SHA-256 hashes.
+//!   transaction ([`PutRequest`]), and tokens kept only as SHA-256 hashes.
 //!   [`SqliteStore`] is the embedded backend (one file, WAL, fsync on every
 //!   commit, schema migrated on open).
 //! - [`respond`] — the server's answer to one connection's bytes, with no
 //!   socket: the same parsing, limits and handlers, for tests and fuzzing.
-//! - [`checksum`] — the entry and whole-repository checksums of R8.1.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,7 +40,7 @@
 //! ```
 
 mod api;
-pub mod checksum;
+mod config;
 mod http;
 mod offline;
 mod server;
@@ -46,8 +48,9 @@ mod sqlite;
 mod store;
 mod token;
 
+pub use config::{Config, REQUEST_LOG_TARGET};
 pub use offline::respond;
-pub use server::{Config, REQUEST_LOG_TARGET, ServeError, Server, ShutdownHandle};
+pub use server::{ServeError, Server, ShutdownHandle};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
-pub use store::{IfMatch, Limits, NewToken, PutOutcome, RepoState, Store, StoreError, View};
+pub use store::{IfMatch, Limits, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
 pub use token::TOKEN_PREFIX;

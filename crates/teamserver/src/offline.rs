@@ -2,9 +2,9 @@
 //! same parsing, limits and handlers as [`Server`](crate::Server), for
 //! tests and fuzzing of the request handling.
 
-use crate::api;
+use crate::api::{self, refusal};
+use crate::config::Config;
 use crate::http::{self, MAX_HEAD_BYTES, ReadError};
-use crate::server::{Config, refusal};
 use crate::store::Store;
 
 /// Serves `input`, the bytes a client sent on one connection before it

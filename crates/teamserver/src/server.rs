@@ -18,54 +18,15 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
+use memdir_protocol::ErrorCode;
 use serde_json::json;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::api::{self, Handled};
+use crate::config::{Config, REQUEST_LOG_TARGET};
 use crate::http::{self, ReadError, ReadLimits, Request, Response};
 use crate::store::Store;
-
-/// Limits and sizes of a server. Build it from [`Config::default`] and
-/// change the fields that differ.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Config {
-    /// The largest entry text, in UTF-8 bytes (R8.3: 250,000).
-    pub max_entry_bytes: usize,
-    /// The largest PUT body, in bytes (R8.3: 200,000).
-    pub max_body_bytes: usize,
-    /// The most entries one repository may hold (2,000).
-    pub max_entries: usize,
-    /// Worker threads, each serving one connection at a time (16).
-    pub workers: usize,
-    /// How long one request may take to arrive, and its response to be
-    /// written (30 s, the client's own timeout).
-    pub request_timeout: Duration,
-    /// How long a kept-alive connection may sit idle (5 s).
-    pub idle_timeout: Duration,
-    /// Whether to log one JSON line per request (on): an `info` record with
-    /// the target [`REQUEST_LOG_TARGET`], whose message is the line. Where
-    /// it goes is the application's choice of logger.
-    pub log_requests: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            max_entry_bytes: 250_000,
-            max_body_bytes: 200_000,
-            max_entries: 2_000,
-            workers: 16,
-            request_timeout: Duration::from_secs(30),
-            idle_timeout: Duration::from_secs(5),
-            log_requests: true,
-        }
-    }
-}
-
-/// The `log` target of the request lines and of the shutdown line.
-pub const REQUEST_LOG_TARGET: &str = "memdir_teamserver::request";
 
 /// Errors starting a server.
 #[derive(Debug, thiserror::Error)]
@@ -305,7 +266,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
             Ok(request) => request,
             Err(ReadError::Closed | ReadError::Io) => return,
             Err(e) => {
-                let (response, drain) = refusal(&e, config.max_body_bytes);
+                let (response, drain) = api::refusal(&e, config.max_body_bytes);
                 let _ = http::write_response(&mut stream, &response, false, config.request_timeout);
                 log(config, None, &response, started, &Handled::default());
                 if let Some(length) = drain {
@@ -318,7 +279,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
         let (response, handled) =
             catch_unwind(AssertUnwindSafe(|| api::handle(store, config, &request))).unwrap_or_else(
                 |_| {
-                    let response = api::error(500, "internal", "internal server error");
+                    let response = api::error(500, ErrorCode::Internal, "internal server error");
                     (response, Handled::default())
                 },
             );
@@ -328,40 +289,6 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
         log(config, Some(&request), &response, started, &handled);
         if written.is_err() || !keep_alive {
             return;
-        }
-    }
-}
-
-/// The answer to a request that could not be read, and how much of its
-/// body to read and discard afterwards so that the client sees it.
-pub(crate) fn refusal(e: &ReadError, max_body: usize) -> (Response, Option<u64>) {
-    match e {
-        ReadError::Timeout => (
-            api::error(408, "request_timeout", "the request did not arrive in time"),
-            None,
-        ),
-        ReadError::BadHead(status, why) => (api::error(*status, "bad_request", why), None),
-        ReadError::LengthRequired => (
-            api::error(
-                411,
-                "length_required",
-                "send the body with a Content-Length",
-            ),
-            None,
-        ),
-        ReadError::BodyTooLarge(length) => {
-            let response = api::error(
-                413,
-                "body_too_large",
-                &format!("the body is {length} bytes; the limit is {max_body} bytes"),
-            );
-            // Discard a modest excess so the client reads the 413; a huge
-            // declared length gets the answer and a closed connection.
-            let drain = (*length <= (max_body as u64).saturating_mul(16)).then_some(*length);
-            (response, drain)
-        }
-        ReadError::Closed | ReadError::Io => {
-            (api::error(400, "bad_request", "unreadable request"), None)
         }
     }
 }

@@ -18,8 +18,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use crate::checksum::{entry_checksum, repo_checksum};
-use crate::store::{IfMatch, Limits, NewToken, PutOutcome, RepoState, Store, StoreError, View};
+use memdir_protocol::{View, entry_checksum, repo_checksum};
+
+use crate::store::{IfMatch, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
 use crate::token;
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
@@ -181,14 +182,14 @@ impl Store for SqliteStore {
         Ok((!state.entry_checksums.is_empty()).then_some(state))
     }
 
-    fn put(
-        &self,
-        org: &str,
-        repo: &str,
-        entries: &BTreeMap<String, String>,
-        if_match: &IfMatch,
-        limits: Limits,
-    ) -> Result<PutOutcome, StoreError> {
+    fn put(&self, request: &PutRequest<'_>) -> Result<PutOutcome, StoreError> {
+        let &PutRequest {
+            org,
+            repo,
+            entries,
+            if_match,
+            limits,
+        } = request;
         let mut conn = self.lock()?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)

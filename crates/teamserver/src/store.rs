@@ -11,15 +11,7 @@
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
-
-/// How much of a repository to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
-    /// Entries with their text and checksums.
-    Full,
-    /// Checksums only (`?view=hashes`): no entry text is read.
-    Hashes,
-}
+use memdir_protocol::View;
 
 /// A repository as stored: the data of an R8.1 response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +28,8 @@ pub struct RepoState {
     pub checksum: String,
     /// Key → entry checksum, for every entry.
     pub entry_checksums: BTreeMap<String, String>,
-    /// Key → text, for a [`View::Full`] read; `None` for [`View::Hashes`].
+    /// Key → text, for a full read ([`View::Full`]); `None` for
+    /// [`View::Hashes`].
     pub entries: Option<BTreeMap<String, String>>,
 }
 
@@ -49,7 +42,7 @@ impl RepoState {
             repo: repo.to_owned(),
             version: 0,
             last_modified: None,
-            checksum: crate::checksum::repo_checksum(&BTreeMap::new()),
+            checksum: memdir_protocol::repo_checksum(&BTreeMap::new()),
             entry_checksums: BTreeMap::new(),
             entries: None,
         }
@@ -61,6 +54,22 @@ impl RepoState {
 pub struct Limits {
     /// The most entries one repository may hold after the write.
     pub max_entries: usize,
+}
+
+/// One PUT, as a store sees it: where, what, and the conditions it must
+/// meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PutRequest<'a> {
+    /// The organisation of the caller's token.
+    pub org: &'a str,
+    /// `owner/name`.
+    pub repo: &'a str,
+    /// Key → text, to upsert.
+    pub entries: &'a BTreeMap<String, String>,
+    /// The precondition.
+    pub if_match: &'a IfMatch,
+    /// The limits the repository must respect after the write.
+    pub limits: Limits,
 }
 
 /// The precondition a PUT carries.
@@ -141,16 +150,9 @@ pub trait Store: Send + Sync {
     /// entries (never written, or written only with empty PUTs).
     fn get(&self, org: &str, repo: &str, view: View) -> Result<Option<RepoState>, StoreError>;
 
-    /// Upserts `entries` into a repository, in one transaction with the
-    /// `if_match` check and the entry cap.
-    fn put(
-        &self,
-        org: &str,
-        repo: &str,
-        entries: &BTreeMap<String, String>,
-        if_match: &IfMatch,
-        limits: Limits,
-    ) -> Result<PutOutcome, StoreError>;
+    /// Upserts a request's entries into its repository, in one
+    /// transaction with the `if_match` check and the entry cap.
+    fn put(&self, request: &PutRequest<'_>) -> Result<PutOutcome, StoreError>;
 
     /// Creates a token for an organisation.
     fn create_token(&self, org: &str) -> Result<NewToken, StoreError>;

@@ -1,7 +1,11 @@
-//! The sync client's configuration.
+//! The sync client's configuration. It depends on no other module of the
+//! crate; the operations add their methods to [`Client`] where they live
+//! (`pull.rs`, `push.rs`, `status.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use crate::error::SyncError;
 
 /// `TEAM_MEMORY_SYNC_TIMEOUT_MS` (R8.5): the whole-request timeout.
 pub const TEAM_MEMORY_SYNC_TIMEOUT: Duration = Duration::from_secs(30);
@@ -9,10 +13,12 @@ pub const TEAM_MEMORY_SYNC_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_RETRIES: u32 = 3;
 /// `MAX_CONFLICT_RETRIES` (R8.5): retries of a push after a 412.
 pub const MAX_CONFLICT_RETRIES: u32 = 2;
-/// `MAX_FILE_SIZE_BYTES` (R8.3): larger files are not pushed.
-pub const MAX_FILE_SIZE_BYTES: usize = 250_000;
-/// `MAX_PUT_BODY_BYTES` (R8.3): the largest PUT body sent.
-pub const MAX_PUT_BODY_BYTES: usize = 200_000;
+/// `MAX_FILE_SIZE_BYTES` (R8.3): larger files are not pushed. The
+/// protocol's largest entry, [`memdir_protocol::MAX_ENTRY_BYTES`].
+pub const MAX_FILE_SIZE_BYTES: usize = memdir_protocol::MAX_ENTRY_BYTES;
+/// `MAX_PUT_BODY_BYTES` (R8.3): the largest PUT body sent,
+/// [`memdir_protocol::MAX_PUT_BODY_BYTES`].
+pub const MAX_PUT_BODY_BYTES: usize = memdir_protocol::MAX_PUT_BODY_BYTES;
 
 /// A team-memory sync client: where the server is, who we are, which
 /// repository, and which local folder holds the team memory.
@@ -105,22 +111,10 @@ impl Client {
         self.timeout
     }
 
-    /// Pulls the server's entries into the team folder; see [`crate::pull`].
-    #[must_use]
-    pub fn pull(&self) -> crate::SyncResult {
-        crate::pull(self)
-    }
-
-    /// What a push would send and a pull would write; see
-    /// [`crate::status`].
-    #[must_use]
-    pub fn status(&self) -> crate::SyncStatus {
-        crate::status(self)
-    }
-
-    /// Pushes changed local files to the server; see [`crate::push`].
-    #[must_use]
-    pub fn push(&self) -> crate::SyncResult {
-        crate::push(self)
+    /// The token and repository, or the error that their absence means.
+    pub(crate) fn credentials(&self) -> Result<(&str, &str), SyncError> {
+        let token = self.token.as_deref().ok_or(SyncError::NoToken)?;
+        let repo = self.repo.as_deref().ok_or(SyncError::NoRepo)?;
+        Ok((token, repo))
     }
 }

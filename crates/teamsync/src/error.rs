@@ -1,10 +1,29 @@
-//! Why a sync, or one of its steps, failed: [`SyncError`].
+//! Why a sync, or one of its steps, failed: [`SyncError`], and the R8.6
+//! `errorType` it reports ([`ErrorType`]).
 
 use std::path::PathBuf;
 
 use memdir_folder::FolderError;
+use serde::{Deserialize, Serialize};
 
-use crate::result::ErrorType;
+/// Why a sync failed (R8.6 `errorType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorType {
+    /// The server refused the token (401 or 403).
+    Auth,
+    /// The server did not answer in time, after retries.
+    Timeout,
+    /// The connection failed, or the server kept failing (5xx, 429), after
+    /// retries.
+    Network,
+    /// Other writers kept changing the repository: 412 after every retry.
+    Conflict,
+    /// No credentials are configured.
+    NoOauth,
+    /// No usable `owner/name` repository (no github.com `origin` remote).
+    NoRepo,
+}
 
 /// How many characters of an unexpected answer's body an error quotes.
 pub(crate) const QUOTED_BODY_CHARS: usize = 300;
@@ -228,8 +247,24 @@ impl SyncError {
     /// shows it.
     #[must_use]
     pub fn describe(&self) -> String {
-        crate::state::describe(self)
+        describe(self)
     }
+}
+
+/// An error and its causes on one line, for the string messages of a
+/// sync result.
+fn describe(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! `fuzz/` and their replay in `cargo xtask test`. Not a stable API: only
 //! with the `fuzzing` feature.
 
-use memdir_paths::validate_team_mem_key_text;
+use memdir_protocol::validate_team_mem_key_text;
 
 use crate::error::{QUOTED_BODY_CHARS, SyncError};
 use crate::http::Reply;

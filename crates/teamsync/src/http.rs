@@ -1,35 +1,11 @@
 //! The wire: GET and PUT of R8.1 over ureq, with the retries of R8.5.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::Deserialize;
+use memdir_protocol::RepoData;
 
 use crate::client::{Client, MAX_RETRIES};
 use crate::error::SyncError;
-
-/// A repository as the server describes it (R8.1 data).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RepoData {
-    /// The whole-repository checksum.
-    pub(crate) checksum: Option<String>,
-    /// Entries and their checksums.
-    #[serde(default)]
-    pub(crate) content: Content,
-}
-
-/// The `content` object.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Content {
-    /// Key → text (full view only).
-    #[serde(default)]
-    pub(crate) entries: BTreeMap<String, String>,
-    /// Key → `sha256:<hex>`.
-    #[serde(default)]
-    pub(crate) entry_checksums: BTreeMap<String, String>,
-}
 
 /// An HTTP answer that was not retried away.
 pub(crate) struct Reply {

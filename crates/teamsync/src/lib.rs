@@ -6,8 +6,12 @@
 //! - [`pull`] — each key judged three ways against the last sync: a
 //!   server-only change written, a local-only change kept, both changed
 //!   kept aside in `.conflicts/` before the server's entry is written;
-//!   every key checked with [`memdir_paths::validate_team_mem_key_text`]
+//!   every key checked with [`memdir_protocol::validate_team_mem_key_text`]
 //!   before anything is written; every write through `memdir-folder`.
+//!
+//! The protocol — wire types ([`memdir_protocol::RepoData`],
+//! [`memdir_protocol::PutBody`]), checksums, the repository and key rules,
+//! the limits — is `memdir_protocol`'s, shared with the server.
 //! - [`push`] — only keys changed here from a base the server still
 //!   holds, names and contents secret-scanned, size-checked, packed into
 //!   bounded PUT bodies, `If-Match` with 412 retries.
@@ -15,7 +19,8 @@
 //!   ([`SyncStatus`]), from one `view=hashes` GET, writing nothing.
 //! - [`Watcher`] — the R8.8 watcher: pull once, then push
 //!   [`DEBOUNCE`] after the last change in the team folder.
-//! - [`SyncResult`] — the R8.6 JSON result; [`ErrorType`] its `errorType`.
+//! - [`SyncResult`] — the R8.6 result, a `serde::Serialize` type whose
+//!   JSON is R8.6's; [`ErrorType`] its `errorType`.
 //! - [`SyncError`] — why a sync or a step of it failed, as data (the HTTP
 //!   status, the folder error); its [`SyncError::error_type`] is the
 //!   result's `errorType`.
@@ -30,7 +35,9 @@
 //!     .with_repo(repo_from_git_config(root));
 //! let pulled = client.pull();
 //! let pushed = client.push();
-//! println!("{}\n{}", pulled.to_json(), pushed.to_json());
+//! println!("{}", serde_json::to_string(&pulled)?);
+//! println!("{}", serde_json::to_string(&pushed)?);
+//! # Ok::<(), serde_json::Error>(())
 //! ```
 
 mod client;
@@ -51,18 +58,11 @@ pub use client::{
     Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES, MAX_RETRIES,
     TEAM_MEMORY_SYNC_TIMEOUT,
 };
-pub use error::SyncError;
+pub use error::{ErrorType, SyncError};
 pub use pull::pull;
 pub use push::push;
 pub use repo::{parse_github_remote, repo_from_git_config};
-pub use result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
+pub use result::{SkippedKey, SkippedSecret, SyncResult};
 pub use state::{CONFLICTS_DIR, STATE_FILE};
 pub use status::{SyncStatus, status};
 pub use watch::{DEBOUNCE, SUPPRESSED_FILE, WatchError, WatchOptions, Watcher};
-
-/// The token and repository, or the error that their absence means.
-fn credentials(client: &Client) -> Result<(&str, &str), SyncError> {
-    let token = client.token.as_deref().ok_or(SyncError::NoToken)?;
-    let repo = client.repo.as_deref().ok_or(SyncError::NoRepo)?;
-    Ok((token, repo))
-}

@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, FolderLock};
-use memdir_paths::validate_team_mem_key_text;
+use memdir_protocol::{entry_checksum, validate_team_mem_key_text};
 
 use crate::client::{Client, MAX_FILE_SIZE_BYTES};
 use crate::error::SyncError;
 use crate::http::Transport;
 use crate::result::{SkippedKey, SyncResult};
-use crate::state::{CONFLICTS_DIR, SyncState, open_or_create, sha256};
+use crate::state::{CONFLICTS_DIR, SyncState, open_or_create};
 
 /// The most of a local file a pull reads to compare it: well above what a
 /// push may send, so that an over-long local edit is still kept aside
@@ -39,6 +39,14 @@ pub fn pull(client: &Client) -> SyncResult {
     run(client).0
 }
 
+impl Client {
+    /// Pulls the server's entries into the team folder; see [`pull`].
+    #[must_use]
+    pub fn pull(&self) -> SyncResult {
+        pull(self)
+    }
+}
+
 /// [`pull`], and the error that stopped it, if one did (a key that could
 /// not be written stops nothing: it is reported in the result).
 pub(crate) fn run(client: &Client) -> (SyncResult, Option<SyncError>) {
@@ -49,7 +57,7 @@ pub(crate) fn run(client: &Client) -> (SyncResult, Option<SyncError>) {
 }
 
 fn try_pull(client: &Client) -> Result<SyncResult, SyncError> {
-    let (token, repo) = crate::credentials(client)?;
+    let (token, repo) = client.credentials()?;
     let transport = Transport::new(client, token, repo);
     let reply = transport.get(false)?;
     let data = match reply.status {
@@ -78,7 +86,7 @@ fn try_pull(client: &Client) -> Result<SyncResult, SyncError> {
     let mut state = SyncState::load(Some(&team), repo);
     let mut failures = Vec::new();
     for (key, text) in accepted {
-        let server_sum = sha256(text.as_bytes());
+        let server_sum = entry_checksum(text);
         let base = state.entries.get(&key).cloned();
         match merge_entry(&lock, &key, text, &server_sum, base.as_deref()) {
             Ok(Merged::Same) => {
@@ -182,7 +190,7 @@ fn merge_entry(
     let local = lock.folder().read(key, MAX_LOCAL_BYTES)?;
     let mut conflict_copy = None;
     if let Some(local) = local {
-        let local_sum = sha256(&local);
+        let local_sum = entry_checksum(&local);
         if local_sum == server_sum {
             return Ok(Merged::Same);
         }

@@ -4,13 +4,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
-use memdir_paths::{normalize_team_mem_key, validate_team_mem_key_text};
+use memdir_protocol::{
+    PutBody, RepoData, entry_checksum, normalize_team_mem_key, validate_team_mem_key_text,
+};
 
 use crate::client::{Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES};
 use crate::error::SyncError;
-use crate::http::{RepoData, Transport};
+use crate::http::Transport;
 use crate::result::{SkippedKey, SkippedSecret, SyncResult};
-use crate::state::{SyncState, open_or_create, sha256};
+use crate::state::{SyncState, open_or_create};
 
 /// A local file ready to send.
 pub(crate) struct Local {
@@ -33,6 +35,14 @@ pub fn push(client: &Client) -> SyncResult {
     run(client).0
 }
 
+impl Client {
+    /// Pushes changed local files to the server; see [`push`].
+    #[must_use]
+    pub fn push(&self) -> SyncResult {
+        push(self)
+    }
+}
+
 /// [`push`], and the error that stopped it, if one did. The result keeps
 /// what the push did and found before the error (uploads, skipped files).
 pub(crate) fn run(client: &Client) -> (SyncResult, Option<SyncError>) {
@@ -40,16 +50,14 @@ pub(crate) fn run(client: &Client) -> (SyncResult, Option<SyncError>) {
     match try_push(client, &mut result) {
         Ok(()) => (result, None),
         Err(e) => {
-            result.success = false;
-            result.error_type = e.error_type();
-            result.error = Some(e.describe());
+            result.fail(&e);
             (result, Some(e))
         }
     }
 }
 
 fn try_push(client: &Client, result: &mut SyncResult) -> Result<(), SyncError> {
-    let (token, repo) = crate::credentials(client)?;
+    let (token, repo) = client.credentials()?;
     let team = open_or_create(&client.team_dir)?;
     // What the listing found is reported only once it is complete.
     let mut scanned = SyncResult::default();
@@ -254,7 +262,7 @@ pub(crate) fn collect(
             });
             continue;
         }
-        let sum = sha256(text.as_bytes());
+        let sum = entry_checksum(&text);
         local.insert(key, Local { text, sum });
     }
     Ok(local)
@@ -318,26 +326,24 @@ fn list_md(
     Ok(())
 }
 
-/// One PUT body and the keys in it.
+/// One PUT body, serialised, and the keys in it.
 struct Body {
     json: String,
     keys: Vec<String>,
 }
 
-/// Packs entries into bodies of at most [`MAX_PUT_BODY_BYTES`]; an entry
-/// that cannot fit even alone is skipped and reported.
+/// Packs entries into [`PutBody`]s of at most [`MAX_PUT_BODY_BYTES`]
+/// serialised; an entry that cannot fit even alone is skipped and
+/// reported.
 fn pack(delta: &BTreeMap<&str, &Local>, result: &mut SyncResult) -> Vec<Body> {
     const FRAME: usize = r#"{"entries":{}}"#.len();
     let mut bodies = Vec::new();
-    let mut current: Vec<(String, String)> = Vec::new();
+    let mut current = PutBody::default();
     let mut size = FRAME;
     for (key, l) in delta {
-        let pair = (
-            serde_json::to_string(key).expect("a string serialises"),
-            serde_json::to_string(&l.text).expect("a string serialises"),
-        );
-        // `"key":"value"` plus a comma when it is not the first.
-        let bytes = pair.0.len() + 1 + pair.1.len();
+        // `"key":"value"` as serde_json writes it, plus a comma when it is
+        // not the first.
+        let bytes = json_len(key) + 1 + json_len(&l.text);
         if FRAME + bytes > MAX_PUT_BODY_BYTES {
             result.skipped.push(SkippedKey {
                 key: (*key).to_owned(),
@@ -348,34 +354,32 @@ fn pack(delta: &BTreeMap<&str, &Local>, result: &mut SyncResult) -> Vec<Body> {
             });
             continue;
         }
-        let added = bytes + usize::from(!current.is_empty());
+        let added = bytes + usize::from(!current.entries.is_empty());
         if size + added > MAX_PUT_BODY_BYTES {
-            bodies.push(finish(std::mem::take(&mut current)));
+            bodies.push(finish(&std::mem::take(&mut current)));
             size = FRAME;
         }
-        size += bytes + usize::from(!current.is_empty());
-        current.push(pair);
+        size += bytes + usize::from(!current.entries.is_empty());
+        current.entries.insert((*key).to_owned(), l.text.clone());
     }
-    if !current.is_empty() {
-        bodies.push(finish(current));
+    if !current.entries.is_empty() {
+        bodies.push(finish(&current));
     }
     bodies
 }
 
-fn finish(pairs: Vec<(String, String)>) -> Body {
-    let mut json = String::from(r#"{"entries":{"#);
-    let mut keys = Vec::with_capacity(pairs.len());
-    for (i, (k, v)) in pairs.into_iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        json.push_str(&k);
-        json.push(':');
-        json.push_str(&v);
-        keys.push(serde_json::from_str(&k).expect("the key was serialised just above"));
+/// The length of a string as a JSON string literal.
+fn json_len(text: &str) -> usize {
+    serde_json::to_string(text)
+        .expect("a string serialises")
+        .len()
+}
+
+fn finish(body: &PutBody) -> Body {
+    Body {
+        json: serde_json::to_string(body).expect("a PUT body serialises"),
+        keys: body.entries.keys().cloned().collect(),
     }
-    json.push_str("}}");
-    Body { json, keys }
 }
 
 #[cfg(test)]
@@ -387,7 +391,7 @@ mod tests {
         let locals: Vec<(String, Local)> = (0..30)
             .map(|i| {
                 let text = format!("\"quoted\" line {i}\n").repeat(1_000 + i * 37);
-                let sum = sha256(text.as_bytes());
+                let sum = entry_checksum(&text);
                 (format!("k{i:02}.md"), Local { text, sum })
             })
             .collect();
@@ -414,7 +418,7 @@ mod tests {
     fn an_entry_too_large_for_any_body_is_reported() {
         let text = "\"".repeat(150_000); // escapes to 300,000 bytes
         let l = Local {
-            sum: sha256(text.as_bytes()),
+            sum: entry_checksum(&text),
             text,
         };
         let delta = BTreeMap::from([("big.md", &l)]);

@@ -1,5 +1,7 @@
 //! The repository identity of R8.7: `owner/name` from the `origin` remote,
-//! read from `.git/config` without running git.
+//! read from `.git/config` without running git. Which names are valid is
+//! the protocol's rule (`memdir_protocol::validate_repo`), not this
+//! module's.
 
 use std::path::Path;
 
@@ -38,7 +40,8 @@ pub fn repo_from_git_config(project_root: &Path) -> Option<String> {
 
 /// `owner/name` from a github.com remote URL in any of git's forms: https
 /// (with or without `.git`, with credentials), `ssh://`, `git://` and
-/// scp-like `git@github.com:owner/name.git`; `None` for any other host.
+/// scp-like `git@github.com:owner/name.git`; `None` for any other host, and
+/// for a name the protocol refuses ([`memdir_protocol::validate_repo`]).
 ///
 /// ```
 /// use memdir_teamsync::parse_github_remote;
@@ -77,17 +80,13 @@ pub fn parse_github_remote(url: &str) -> Option<String> {
     let path = path.strip_suffix(".git").unwrap_or(path);
     let mut segments = path.split('/');
     let (owner, name) = (segments.next()?, segments.next()?);
-    if segments.next().is_some() || !valid_segment(owner) || !valid_segment(name) {
+    if segments.next().is_some() {
         return None;
     }
-    Some(format!("{owner}/{name}"))
-}
-
-fn valid_segment(s: &str) -> bool {
-    !s.is_empty()
-        && !s.starts_with('.')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    let repo = format!("{owner}/{name}");
+    memdir_protocol::validate_repo(&repo)
+        .is_ok()
+        .then_some(repo)
 }
 
 #[cfg(test)]

@@ -1,27 +1,9 @@
-//! The result of a pull or a push, in the JSON shape of R8.6.
+//! The result of a pull or a push, in the JSON shape of R8.6: a
+//! `serde::Serialize` type, which callers serialise (`serde_json`).
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::SyncError;
-
-/// Why a sync failed (R8.6 `errorType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorType {
-    /// The server refused the token (401 or 403).
-    Auth,
-    /// The server did not answer in time, after retries.
-    Timeout,
-    /// The connection failed, or the server kept failing (5xx, 429), after
-    /// retries.
-    Network,
-    /// Other writers kept changing the repository: 412 after every retry.
-    Conflict,
-    /// No credentials are configured.
-    NoOauth,
-    /// No usable `owner/name` repository (no github.com `origin` remote).
-    NoRepo,
-}
+use crate::error::{ErrorType, SyncError};
 
 /// A file that was not pushed because the secret scanner found something
 /// in it. It names the rules and lines, never the secret.
@@ -46,7 +28,7 @@ pub struct SkippedKey {
     pub reason: String,
 }
 
-/// The outcome of [`crate::pull`] or [`crate::push`] (R8.6), with a few
+/// The outcome of a pull or a push (R8.6), with a few
 /// fields of this project's own (files pulled, skipped keys, conflict
 /// copies, an error message). Empty and absent fields are left out of the
 /// JSON.
@@ -107,22 +89,16 @@ impl SyncResult {
     /// A failed result: the error's `errorType`, and its message with its
     /// causes.
     pub(crate) fn from_error(e: &SyncError) -> Self {
-        Self {
-            success: false,
-            error_type: e.error_type(),
-            error: Some(e.describe()),
-            ..Self::default()
-        }
+        let mut result = Self::default();
+        result.fail(e);
+        result
     }
 
-    /// The result as R8.6 JSON text.
-    ///
-    /// # Panics
-    ///
-    /// Never: every field is a plain string, number, list or enum.
-    #[must_use]
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a SyncResult always serialises")
+    /// Marks the result failed by `e`, keeping what it already holds.
+    pub(crate) fn fail(&mut self, e: &SyncError) {
+        self.success = false;
+        self.error_type = e.error_type();
+        self.error = Some(e.describe());
     }
 }
 
@@ -139,7 +115,7 @@ mod tests {
             ..SyncResult::default()
         };
         assert_eq!(
-            ok.to_json(),
+            serde_json::to_string(&ok).unwrap(),
             r#"{"success":true,"filesUploaded":2,"checksum":"sha256:ab"}"#
         );
         let mut bad = SyncResult::from_error(&SyncError::NoToken);
@@ -149,10 +125,10 @@ mod tests {
             lines: vec![3],
         });
         assert_eq!(
-            bad.to_json(),
+            serde_json::to_string(&bad).unwrap(),
             r#"{"success":false,"filesUploaded":0,"skippedSecrets":[{"file":"a.md","ruleIds":["github-pat"],"lines":[3]}],"errorType":"no_oauth","error":"no team sync token is configured"}"#
         );
-        let back: SyncResult = serde_json::from_str(&bad.to_json()).unwrap();
+        let back: SyncResult = serde_json::from_str(&serde_json::to_string(&bad).unwrap()).unwrap();
         assert_eq!(back, bad);
     }
 }

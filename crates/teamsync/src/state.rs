@@ -7,7 +7,6 @@ use std::path::Path;
 use memdir_folder::{FolderLock, MemoryFolder};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::SyncError;
 
@@ -56,22 +55,6 @@ impl SyncState {
     }
 }
 
-/// An error and its causes on one line, for the string messages of a
-/// sync result.
-pub(crate) fn describe(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        let line = cause.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        source = cause.source();
-    }
-    text
-}
-
 /// Opens the team folder when it exists (`None` when it does not).
 pub(crate) fn open_existing(team: &Path) -> Result<Option<MemoryFolder>, SyncError> {
     match MemoryFolder::open(team) {
@@ -84,9 +67,4 @@ pub(crate) fn open_existing(team: &Path) -> Result<Option<MemoryFolder>, SyncErr
 /// Opens the team folder, creating it when missing.
 pub(crate) fn open_or_create(team: &Path) -> Result<MemoryFolder, SyncError> {
     Ok(MemoryFolder::create(team)?)
-}
-
-/// `sha256:<hex>` of bytes, as the server computes entry checksums.
-pub(crate) fn sha256(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }

@@ -7,13 +7,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::SyncError;
-use crate::http::{RepoData, Transport};
-use crate::push::{DIVERGED, Judgement, judge};
-use crate::result::{ErrorType, SkippedKey, SkippedSecret, SyncResult};
-use crate::state::{SyncState, open_existing, sha256};
+use memdir_protocol::{RepoData, entry_checksum};
 
-/// The outcome of [`status`]: the pending work in both directions. Empty
-/// and absent fields are left out of the JSON (camelCase).
+use crate::error::ErrorType;
+use crate::http::Transport;
+use crate::push::{DIVERGED, Judgement, judge};
+use crate::result::{SkippedKey, SkippedSecret, SyncResult};
+use crate::state::{SyncState, open_existing};
+
+/// The outcome of [`status`]: the pending work in both directions, a
+/// `serde::Serialize` type. Empty and absent fields are left out of the
+/// JSON (camelCase).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncStatus {
@@ -56,37 +60,28 @@ pub struct SyncStatus {
     pub error: Option<String>,
 }
 
-impl SyncStatus {
-    fn failed(e: &SyncError) -> Self {
-        Self {
-            success: false,
-            error_type: e.error_type(),
-            error: Some(e.describe()),
-            ..Self::default()
-        }
-    }
-
-    /// The status as JSON text.
-    ///
-    /// # Panics
-    ///
-    /// Never: every field is a plain string, number, list or enum.
-    #[must_use]
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a SyncStatus always serialises")
-    }
-}
-
 /// What a push would send and what a pull would write, from one
 /// `view=hashes` GET and the local files. Writes nothing: not the files,
 /// not the sync state.
 #[must_use]
 pub fn status(client: &Client) -> SyncStatus {
-    try_status(client).unwrap_or_else(|e| SyncStatus::failed(&e))
+    try_status(client).unwrap_or_else(|e| SyncStatus {
+        error_type: e.error_type(),
+        error: Some(e.describe()),
+        ..SyncStatus::default()
+    })
+}
+
+impl Client {
+    /// What a push would send and a pull would write; see [`status`].
+    #[must_use]
+    pub fn status(&self) -> SyncStatus {
+        status(self)
+    }
 }
 
 fn try_status(client: &Client) -> Result<SyncStatus, SyncError> {
-    let (token, repo) = crate::credentials(client)?;
+    let (token, repo) = client.credentials()?;
     let team = client.team_dir.as_path();
     let folder = open_existing(team)?;
     let mut scan = SyncResult::default();
@@ -132,7 +127,7 @@ fn try_status(client: &Client) -> Result<SyncStatus, SyncError> {
             to_pull.insert(key);
             continue;
         };
-        let local_sum = sha256(&bytes);
+        let local_sum = entry_checksum(&bytes);
         let base = state.entries.get(&key);
         if local_sum != server_sum && base.map(String::as_str) != Some(server_sum) {
             if base != Some(&local_sum) {

@@ -11,8 +11,8 @@ use notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 use crate::client::Client;
-use crate::error::SyncError;
-use crate::result::{ErrorType, SyncResult};
+use crate::error::{ErrorType, SyncError};
+use crate::result::SyncResult;
 
 /// `DEBOUNCE_MS` (R8.8): the push follows the last change by this much.
 pub const DEBOUNCE: Duration = Duration::from_secs(2);
@@ -116,7 +116,7 @@ impl Watcher {
     /// The watcher starts even when the pull fails or the server has no
     /// content yet; a pull that failed permanently starts it suppressed.
     pub fn start(client: Client, options: WatchOptions) -> Result<Self, WatchError> {
-        if let Err(e) = crate::credentials(&client) {
+        if let Err(e) = client.credentials() {
             return Err(WatchError::Sync(Box::new(SyncResult::from_error(&e))));
         }
         let team = client.team_dir.clone();

@@ -3,7 +3,6 @@
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
 mod hostile;
-mod key_props;
 mod properties;
 mod resolution;
 mod symlinks;

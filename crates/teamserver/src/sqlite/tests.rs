@@ -1,6 +1,7 @@
 //! Unit tests of the SQLite backend, on temporary files.
 
 use super::*;
+use crate::store::Limits;
 
 const LIMITS: Limits = Limits { max_entries: 3 };
 
@@ -15,6 +16,24 @@ fn entries(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect()
+}
+
+/// [`Store::put`] with the request's parts as arguments.
+fn put(
+    store: &SqliteStore,
+    org: &str,
+    repo: &str,
+    entries: &BTreeMap<String, String>,
+    if_match: &IfMatch,
+    limits: Limits,
+) -> Result<PutOutcome, StoreError> {
+    store.put(&PutRequest {
+        org,
+        repo,
+        entries,
+        if_match,
+        limits,
+    })
 }
 
 fn accepted(outcome: PutOutcome) -> RepoState {
@@ -46,15 +65,15 @@ fn reopening_keeps_data_and_version() {
     {
         let store = SqliteStore::open(&path).expect("open");
         accepted(
-            store
-                .put(
-                    "o",
-                    "a/b",
-                    &entries(&[("k", "v")]),
-                    &IfMatch::Absent,
-                    LIMITS,
-                )
-                .expect("put"),
+            put(
+                &store,
+                "o",
+                "a/b",
+                &entries(&[("k", "v")]),
+                &IfMatch::Absent,
+                LIMITS,
+            )
+            .expect("put"),
         );
     }
     let store = SqliteStore::open(&path).expect("reopen");
@@ -88,15 +107,15 @@ fn put_then_get_with_checksums() {
     let (_dir, store) = store();
     assert_eq!(store.get("o", "a/b", View::Full).expect("get"), None);
     let state = accepted(
-        store
-            .put(
-                "o",
-                "a/b",
-                &entries(&[("x.md", "one"), ("y.md", "two")]),
-                &IfMatch::Absent,
-                LIMITS,
-            )
-            .expect("put"),
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("x.md", "one"), ("y.md", "two")]),
+            &IfMatch::Absent,
+            LIMITS,
+        )
+        .expect("put"),
     );
     assert_eq!(state.version, 1);
     assert_eq!(state.entry_checksums["x.md"], entry_checksum("one"));
@@ -122,66 +141,78 @@ fn put_then_get_with_checksums() {
 fn preconditions() {
     let (_dir, store) = store();
     let first = accepted(
-        store
-            .put(
-                "o",
-                "a/b",
-                &entries(&[("k", "1")]),
-                &IfMatch::Absent,
-                LIMITS,
-            )
-            .expect("put"),
-    );
-    // No If-Match once there are entries.
-    match store
-        .put(
+        put(
+            &store,
             "o",
             "a/b",
-            &entries(&[("k", "2")]),
+            &entries(&[("k", "1")]),
             &IfMatch::Absent,
             LIMITS,
         )
-        .expect("put")
+        .expect("put"),
+    );
+    // No If-Match once there are entries.
+    match put(
+        &store,
+        "o",
+        "a/b",
+        &entries(&[("k", "2")]),
+        &IfMatch::Absent,
+        LIMITS,
+    )
+    .expect("put")
     {
         PutOutcome::PreconditionRequired(s) => assert_eq!(s.checksum, first.checksum),
         other => panic!("{other:?}"),
     }
     // A stale checksum.
-    match store
-        .put(
-            "o",
-            "a/b",
-            &entries(&[("k", "2")]),
-            &IfMatch::Checksum("sha256:stale".into()),
-            LIMITS,
-        )
-        .expect("put")
+    match put(
+        &store,
+        "o",
+        "a/b",
+        &entries(&[("k", "2")]),
+        &IfMatch::Checksum("sha256:stale".into()),
+        LIMITS,
+    )
+    .expect("put")
     {
         PutOutcome::PreconditionFailed(s) => assert_eq!(s.entry_checksums, first.entry_checksums),
         other => panic!("{other:?}"),
     }
     let second = accepted(
-        store
-            .put(
-                "o",
-                "a/b",
-                &entries(&[("k", "2")]),
-                &IfMatch::Checksum(first.checksum.clone()),
-                LIMITS,
-            )
-            .expect("put"),
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("k", "2")]),
+            &IfMatch::Checksum(first.checksum.clone()),
+            LIMITS,
+        )
+        .expect("put"),
     );
     assert_eq!(second.version, 2);
     // `*` matches any state of a repository with entries, and none of an empty one.
     accepted(
-        store
-            .put("o", "a/b", &entries(&[("k", "3")]), &IfMatch::Any, LIMITS)
-            .expect("put"),
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("k", "3")]),
+            &IfMatch::Any,
+            LIMITS,
+        )
+        .expect("put"),
     );
     assert!(matches!(
-        store
-            .put("o", "c/d", &entries(&[("k", "3")]), &IfMatch::Any, LIMITS)
-            .expect("put"),
+        put(
+            &store,
+            "o",
+            "c/d",
+            &entries(&[("k", "3")]),
+            &IfMatch::Any,
+            LIMITS
+        )
+        .expect("put"),
         PutOutcome::PreconditionFailed(_)
     ));
 }
@@ -190,38 +221,38 @@ fn preconditions() {
 fn entry_cap_counts_only_new_keys() {
     let (_dir, store) = store();
     let s = accepted(
-        store
-            .put(
-                "o",
-                "a/b",
-                &entries(&[("a", "1"), ("b", "1"), ("c", "1")]),
-                &IfMatch::Absent,
-                LIMITS,
-            )
-            .expect("put"),
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("a", "1"), ("b", "1"), ("c", "1")]),
+            &IfMatch::Absent,
+            LIMITS,
+        )
+        .expect("put"),
     );
     // Updating existing keys at the cap is fine.
     let s = accepted(
-        store
-            .put(
-                "o",
-                "a/b",
-                &entries(&[("a", "2")]),
-                &IfMatch::Checksum(s.checksum),
-                LIMITS,
-            )
-            .expect("put"),
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("a", "2")]),
+            &IfMatch::Checksum(s.checksum),
+            LIMITS,
+        )
+        .expect("put"),
     );
     assert_eq!(
-        store
-            .put(
-                "o",
-                "a/b",
-                &entries(&[("d", "1")]),
-                &IfMatch::Checksum(s.checksum),
-                LIMITS
-            )
-            .expect("put"),
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("d", "1")]),
+            &IfMatch::Checksum(s.checksum),
+            LIMITS
+        )
+        .expect("put"),
         PutOutcome::TooManyEntries {
             max_entries: 3,
             would_hold: 4
@@ -241,28 +272,28 @@ fn entry_cap_counts_only_new_keys() {
 fn organisations_are_isolated() {
     let (_dir, store) = store();
     accepted(
-        store
-            .put(
-                "acme",
-                "a/b",
-                &entries(&[("k", "v")]),
-                &IfMatch::Absent,
-                LIMITS,
-            )
-            .expect("put"),
+        put(
+            &store,
+            "acme",
+            "a/b",
+            &entries(&[("k", "v")]),
+            &IfMatch::Absent,
+            LIMITS,
+        )
+        .expect("put"),
     );
     assert_eq!(store.get("other", "a/b", View::Full).expect("get"), None);
     // The other organisation's repository of the same name is its own.
     let s = accepted(
-        store
-            .put(
-                "other",
-                "a/b",
-                &entries(&[("z", "v")]),
-                &IfMatch::Absent,
-                LIMITS,
-            )
-            .expect("put"),
+        put(
+            &store,
+            "other",
+            "a/b",
+            &entries(&[("z", "v")]),
+            &IfMatch::Absent,
+            LIMITS,
+        )
+        .expect("put"),
     );
     assert_eq!(s.version, 1);
     let acme = store

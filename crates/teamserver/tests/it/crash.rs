@@ -322,7 +322,7 @@ fn sigterm_finishes_the_request_under_way_and_exits() {
     assert!(!stderr.contains(&token), "the token leaked into the log");
     let state = SqliteStore::open(&db)
         .unwrap()
-        .get("acme", "o/r", memdir_teamserver::View::Full)
+        .get("acme", "o/r", memdir_protocol::View::Full)
         .unwrap();
     assert_eq!(state.unwrap().version, 1);
 }

@@ -4,8 +4,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use memdir_teamserver::checksum::{entry_checksum, repo_checksum};
-use memdir_teamserver::{Store, View};
+use memdir_protocol::{View, entry_checksum, repo_checksum};
+use memdir_teamserver::Store;
 use serde_json::{Value, json};
 
 use crate::support::{Harness, quiet, start};

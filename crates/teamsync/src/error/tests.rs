@@ -5,8 +5,7 @@ use std::io;
 
 use memdir_folder::FolderError;
 
-use super::SyncError;
-use crate::result::ErrorType;
+use super::{ErrorType, SyncError};
 
 fn folder_error() -> FolderError {
     FolderError::Io {

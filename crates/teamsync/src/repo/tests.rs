@@ -116,3 +116,18 @@ fn linked_worktree_follows_commondir() {
     std::fs::write(wt.join(".git"), format!("gitdir: {}\n", wt_git.display())).unwrap();
     assert_eq!(repo_from_git_config(&wt).as_deref(), Some("acme/widgets"));
 }
+
+#[test]
+fn names_the_protocol_refuses_are_none() {
+    let long = "n".repeat(101);
+    for url in [
+        "https://github.com/acme/.github".to_owned(),
+        "git@github.com:.acme/widgets.git".to_owned(),
+        format!("https://github.com/acme/{long}"),
+        "https://github.com/acme/wid%2egets".to_owned(),
+    ] {
+        check(&url, None);
+    }
+    let longest = format!("https://github.com/acme/{}", "n".repeat(100));
+    check(&longest, Some(&format!("acme/{}", "n".repeat(100))));
+}

@@ -84,7 +84,7 @@ fn status_reports_both_directions_and_writes_nothing() {
         s.skipped
     );
 
-    let json = s.to_json();
+    let json = serde_json::to_string(&s).unwrap();
     assert!(!json.contains(TOKEN), "{json}");
     for field in [
         "\"toPush\"",

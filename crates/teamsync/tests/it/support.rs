@@ -5,7 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use memdir_teamserver::{Config, Server, SqliteStore, Store, View};
+use memdir_protocol::View;
+use memdir_teamserver::{Config, Server, SqliteStore, Store};
 use memdir_teamsync::Client;
 
 pub(crate) const ORG: &str = "acme";

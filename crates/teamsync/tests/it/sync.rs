@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use memdir_teamserver::{IfMatch, Limits, Store};
+use memdir_teamserver::{IfMatch, Limits, PutRequest, Store};
 use memdir_teamsync::{CONFLICTS_DIR, ErrorType};
 
 use crate::proxy::Proxy;
@@ -156,7 +156,7 @@ fn a_file_with_a_secret_is_never_sent() {
         s.rule_ids.iter().any(|id| id.starts_with("github")),
         "{s:?}"
     );
-    let json = r.to_json();
+    let json = serde_json::to_string(&r).unwrap();
     assert!(!json.contains(TOKEN), "{json}");
     assert!(json.contains("skippedSecrets"), "{json}");
     let stored = h.stored();
@@ -273,7 +273,13 @@ fn bad_keys_from_the_server_are_skipped_never_written() {
     ]);
     let limits = Limits { max_entries: 100 };
     h.store
-        .put(ORG, REPO, &entries, &IfMatch::Absent, limits)
+        .put(&PutRequest {
+            org: ORG,
+            repo: REPO,
+            entries: &entries,
+            if_match: &IfMatch::Absent,
+            limits,
+        })
         .unwrap();
     let root = tempfile::tempdir().unwrap();
     let team = root.path().join("team");
@@ -311,13 +317,13 @@ fn two_spellings_of_one_name_write_one_file_once() {
         ("caf\u{e9}.md".to_owned(), "nfc\n".to_owned()),
     ]);
     h.store
-        .put(
-            ORG,
-            REPO,
-            &entries,
-            &IfMatch::Absent,
-            Limits { max_entries: 100 },
-        )
+        .put(&PutRequest {
+            org: ORG,
+            repo: REPO,
+            entries: &entries,
+            if_match: &IfMatch::Absent,
+            limits: Limits { max_entries: 100 },
+        })
         .unwrap();
     let team = tempfile::tempdir().unwrap();
     // Status judges keys as pull does: one file to pull, one key skipped.
@@ -357,7 +363,11 @@ fn credentials_and_faults() {
     let none = h.client(team.path()).with_token(None);
     for r in [none.pull(), none.push()] {
         assert_eq!(r.error_type, Some(ErrorType::NoOauth), "{r:?}");
-        assert!(r.to_json().contains(r#""errorType":"no_oauth""#));
+        assert!(
+            serde_json::to_string(&r)
+                .unwrap()
+                .contains(r#""errorType":"no_oauth""#)
+        );
     }
     let no_repo = h.client(team.path()).with_repo(None);
     assert_eq!(no_repo.push().error_type, Some(ErrorType::NoRepo));
@@ -400,5 +410,9 @@ fn conflict_after_the_retries_run_out() {
     assert_eq!(r.error_type, Some(ErrorType::Conflict));
     assert_eq!(proxy.puts() - before, 3, "the first PUT and two retries");
     assert_eq!(h.stored()["seed.md"], "seed\n");
-    assert!(r.to_json().contains(r#""conflict":true"#));
+    assert!(
+        serde_json::to_string(&r)
+            .unwrap()
+            .contains(r#""conflict":true"#)
+    );
 }

@@ -1,7 +1,8 @@
-//! The checksums of SPEC R8.1, computed by the server.
+//! The checksums of SPEC R8.1: the server computes them for what it
+//! stores, the client for its local files, to compare the two.
 //!
 //! An entry's checksum is `"sha256:" + hex(sha256(text))` over its UTF-8
-//! bytes. A repository's checksum is `"sha256:" + hex(sha256(lines))`
+//! bytes (lowercase hex). A repository's checksum is `"sha256:" + hex(sha256(lines))`
 //! where `lines` is the concatenation, sorted by key, of one
 //! `key NUL entryChecksum LF` line per entry. Sorting by key sorts the
 //! lines too, because a key cannot hold NUL (keys are validated first).
@@ -11,20 +12,26 @@ use std::collections::BTreeMap;
 use sha2::{Digest, Sha256};
 
 /// The prefix of every checksum on the wire.
-pub const PREFIX: &str = "sha256:";
+pub const CHECKSUM_PREFIX: &str = "sha256:";
 
-/// The checksum of one entry's text.
+/// The checksum of one entry's text, or of a local file's bytes (which
+/// need not be UTF-8: a file that is not text still gets a checksum to
+/// compare with, and matches no entry).
 ///
 /// ```
-/// use memdir_teamserver::checksum::entry_checksum;
+/// use memdir_protocol::entry_checksum;
 /// assert_eq!(
 ///     entry_checksum(""),
 ///     "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 /// );
+/// assert_eq!(entry_checksum(b"abc"), entry_checksum("abc"));
 /// ```
 #[must_use]
-pub fn entry_checksum(text: &str) -> String {
-    format!("{PREFIX}{}", hex::encode(Sha256::digest(text.as_bytes())))
+pub fn entry_checksum(text: impl AsRef<[u8]>) -> String {
+    format!(
+        "{CHECKSUM_PREFIX}{}",
+        hex::encode(Sha256::digest(text.as_ref()))
+    )
 }
 
 /// The checksum of a whole repository, from its entries' checksums
@@ -33,7 +40,7 @@ pub fn entry_checksum(text: &str) -> String {
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use memdir_teamserver::checksum::{entry_checksum, repo_checksum};
+/// use memdir_protocol::{entry_checksum, repo_checksum};
 /// let mut sums = BTreeMap::new();
 /// sums.insert("a.md".to_owned(), entry_checksum("hello"));
 /// assert!(repo_checksum(&sums).starts_with("sha256:"));
@@ -48,7 +55,7 @@ pub fn repo_checksum(entry_checksums: &BTreeMap<String, String>) -> String {
         hasher.update(sum.as_bytes());
         hasher.update([b'\n']);
     }
-    format!("{PREFIX}{}", hex::encode(hasher.finalize()))
+    format!("{CHECKSUM_PREFIX}{}", hex::encode(hasher.finalize()))
 }
 
 #[cfg(test)]
@@ -61,7 +68,7 @@ mod tests {
             .map(|(k, v)| ((*k).to_owned(), entry_checksum(v)))
             .collect();
         let expected = format!(
-            "{PREFIX}{}",
+            "{CHECKSUM_PREFIX}{}",
             hex::encode(Sha256::digest(expected_lines.as_bytes()))
         );
         assert_eq!(repo_checksum(&sums), expected);

@@ -4,12 +4,12 @@
 //! portable key is accepted and comes back in NFC. The number of cases
 //! comes from `PROPTEST_CASES` (default 256).
 
-use memdir_paths::{TraversalReason, validate_team_mem_key_text};
+use memdir_protocol::{KeyReason, validate_team_mem_key_text};
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use unicode_normalization::UnicodeNormalization;
 
-use TraversalReason::*;
+use KeyReason::*;
 
 /// Unicode general category Cf, written out here independently of the
 /// implementation's table so that one checks the other.
@@ -91,10 +91,10 @@ enum Place {
 #[derive(Debug, Clone)]
 struct Hostile {
     place: Place,
-    reasons: &'static [TraversalReason],
+    reasons: &'static [KeyReason],
 }
 
-fn hostile(place: Place, reasons: &'static [TraversalReason]) -> Hostile {
+fn hostile(place: Place, reasons: &'static [KeyReason]) -> Hostile {
     Hostile { place, reasons }
 }
 
@@ -113,7 +113,7 @@ fn recase(s: &str, upper: &[bool]) -> String {
 }
 
 fn traversal() -> impl Strategy<Value = Hostile> {
-    const REASONS: &[TraversalReason] = &[
+    const REASONS: &[KeyReason] = &[
         DotDotSegment,
         DotSegment,
         EmptySegment,

@@ -1,6 +1,8 @@
 //! The text rules of a team-memory key (SPEC R4.10), without the file
 //! system: one implementation for the client, which writes keys as files,
 //! and for the team server, which stores them for every member's machine.
+//! (`memdir-paths` adds the physical checks of a key joined with a team
+//! folder on top of these.)
 //!
 //! The rules run in a fixed order so that each key gets the most specific
 //! reason, and a key that both escapes and is merely unportable is
@@ -21,15 +23,150 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::{PathTraversalError, TraversalReason};
+use std::fmt;
 
-/// The longest segment, in bytes, that every common file system stores.
-const MAX_SEGMENT_BYTES: usize = 255;
+/// The longest segment of a key, in bytes of its NFC form, that every
+/// common file system stores.
+pub const MAX_SEGMENT_BYTES: usize = 255;
 
-/// The longest key, in bytes: long enough for deep folders, short enough
-/// to stay under Windows' and macOS' path limits once joined with a team
-/// folder.
-const MAX_KEY_BYTES: usize = 1024;
+/// The longest key, in bytes of its NFC form: long enough for deep
+/// folders, short enough to stay under Windows' and macOS' path limits
+/// once joined with a team folder.
+pub const MAX_KEY_BYTES: usize = 1024;
+
+/// A team-memory key that breaks a text rule of R4.10.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("path traversal rejected for {input:?}: {reason}")]
+#[non_exhaustive]
+pub struct KeyError {
+    /// The key as given.
+    pub input: String,
+    /// The rule it broke.
+    pub reason: KeyReason,
+}
+
+/// The text rule a team-memory key broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum KeyReason {
+    /// The key is empty.
+    Empty,
+    /// The key holds a NUL byte.
+    NulByte,
+    /// The key holds another control character (Unicode Cc: line breaks,
+    /// escapes).
+    ControlCharacter,
+    /// The key holds a Unicode format character (Cf): a bidi override or
+    /// isolate, a zero-width character, a BOM, a soft hyphen, a tag
+    /// character, …
+    FormatCharacter,
+    /// The key percent-encodes a path character (`.`, `/`, `\`, `%`, NUL),
+    /// in any case or depth, or an invalid UTF-8 sequence.
+    PercentEncoded,
+    /// A character turns into `.`, `/`, `\` or `:` under NFKC normalisation
+    /// (fullwidth `．／＼`, one- and two-dot leaders, …).
+    UnicodeLookalike,
+    /// A character looks like a path separator or a dot (division and
+    /// fraction slashes, box-drawing diagonals, ideographic full stops, …)
+    /// even though NFKC does not turn it into one.
+    SeparatorLookalike,
+    /// The key holds a backslash.
+    Backslash,
+    /// The key is absolute (`/x`).
+    Absolute,
+    /// The key starts with a Windows drive (`C:x`).
+    DriveLetter,
+    /// The key is a UNC path (`\\server`, `//server`).
+    Unc,
+    /// The key has an empty segment (`a//b`, a trailing `/`).
+    EmptySegment,
+    /// The key has a `.` segment.
+    DotSegment,
+    /// The key has a `..` segment.
+    DotDotSegment,
+    /// A segment starts with `.` (hidden: `.git/…`, memdir's own
+    /// `.conflicts/` and state files).
+    HiddenSegment,
+    /// A segment ends with `.` or a space, which Windows drops.
+    TrailingDotOrSpace,
+    /// The key holds a `:` (an NTFS stream) other than a leading drive.
+    Colon,
+    /// A segment, or its stem before the first `.`, is a Windows device
+    /// name (`CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9`,
+    /// `CONIN$`, `CONOUT$`, in any case).
+    ReservedName,
+    /// A segment is longer than [`MAX_SEGMENT_BYTES`].
+    TooLong,
+    /// The key is longer than [`MAX_KEY_BYTES`].
+    KeyTooLong,
+}
+
+impl fmt::Display for KeyReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyReason::Empty => "the key is empty",
+            KeyReason::NulByte => "the key contains a NUL byte",
+            KeyReason::ControlCharacter => "the key contains a control character",
+            KeyReason::FormatCharacter => {
+                "the key contains an invisible format character (bidi control, zero-width, BOM)"
+            }
+            KeyReason::PercentEncoded => {
+                "the key percent-encodes a path character (., /, \\, %, NUL) or invalid UTF-8"
+            }
+            KeyReason::UnicodeLookalike => {
+                "the key contains a character that normalises (NFKC) to ., /, \\ or :"
+            }
+            KeyReason::SeparatorLookalike => {
+                "the key contains a character that looks like a path separator or a dot"
+            }
+            KeyReason::Backslash => "the key contains a backslash",
+            KeyReason::Absolute => "the key is an absolute path",
+            KeyReason::DriveLetter => "the key starts with a drive letter",
+            KeyReason::Unc => "the key is a UNC path",
+            KeyReason::EmptySegment => "the key has an empty path segment",
+            KeyReason::DotSegment => "the key has a '.' segment",
+            KeyReason::DotDotSegment => "the key has a '..' segment",
+            KeyReason::HiddenSegment => "a path segment starts with '.'",
+            KeyReason::TrailingDotOrSpace => "a path segment ends with '.' or a space",
+            KeyReason::Colon => "the key contains ':'",
+            KeyReason::ReservedName => {
+                "a path segment is a Windows device name (CON, NUL, COM1, ...)"
+            }
+            KeyReason::TooLong => "a path segment is longer than 255 bytes",
+            KeyReason::KeyTooLong => "the key is longer than 1024 bytes",
+        })
+    }
+}
+
+impl KeyReason {
+    /// A stable kebab-case identifier of the rule, for JSON output (the
+    /// server's `invalid_key` answers carry it as `reason`).
+    #[must_use]
+    pub fn code(self) -> &'static str {
+        match self {
+            KeyReason::Empty => "empty",
+            KeyReason::NulByte => "nul-byte",
+            KeyReason::ControlCharacter => "control-character",
+            KeyReason::FormatCharacter => "format-character",
+            KeyReason::PercentEncoded => "percent-encoded",
+            KeyReason::UnicodeLookalike => "unicode-lookalike",
+            KeyReason::SeparatorLookalike => "separator-lookalike",
+            KeyReason::Backslash => "backslash",
+            KeyReason::Absolute => "absolute",
+            KeyReason::DriveLetter => "drive-letter",
+            KeyReason::Unc => "unc",
+            KeyReason::EmptySegment => "empty-segment",
+            KeyReason::DotSegment => "dot-segment",
+            KeyReason::DotDotSegment => "dot-dot-segment",
+            KeyReason::HiddenSegment => "hidden-segment",
+            KeyReason::TrailingDotOrSpace => "trailing-dot-or-space",
+            KeyReason::Colon => "colon",
+            KeyReason::ReservedName => "reserved-name",
+            KeyReason::TooLong => "too-long",
+            KeyReason::KeyTooLong => "key-too-long",
+        }
+    }
+}
 
 /// Characters that matter for paths: more of them after normalisation or
 /// decoding than before means something was disguised.
@@ -135,22 +272,22 @@ fn is_format(c: char) -> bool {
 /// file system, and returns its canonical spelling (NFC).
 ///
 /// This is the whole of R4.10 but the final join with a team folder:
-/// [`validate_team_mem_key`](super::validate_team_mem_key) runs it before
-/// the two-pass path check, and the team server runs it alone. A key that
+/// `memdir_paths::validate_team_mem_key` runs it before the two-pass path
+/// check, and the team server runs it alone. A key that
 /// is not in NFC is normalised, never refused for that alone.
 ///
 /// ```
-/// use memdir_paths::{validate_team_mem_key_text, TraversalReason};
+/// use memdir_protocol::{validate_team_mem_key_text, KeyReason};
 /// assert_eq!(validate_team_mem_key_text("規約/テスト.md")?, "規約/テスト.md");
 /// assert_eq!(validate_team_mem_key_text("cafe\u{301}.md")?, "caf\u{e9}.md");
 /// let err = validate_team_mem_key_text("notes/\u{202e}dm.exe").unwrap_err();
-/// assert_eq!(err.reason, TraversalReason::FormatCharacter);
+/// assert_eq!(err.reason, KeyReason::FormatCharacter);
 /// let err = validate_team_mem_key_text("CON.md").unwrap_err();
-/// assert_eq!(err.reason, TraversalReason::ReservedName);
-/// # Ok::<(), memdir_paths::PathTraversalError>(())
+/// assert_eq!(err.reason, KeyReason::ReservedName);
+/// # Ok::<(), memdir_protocol::KeyError>(())
 /// ```
-pub fn validate_team_mem_key_text(key: &str) -> Result<String, PathTraversalError> {
-    let error = |reason| PathTraversalError {
+pub fn validate_team_mem_key_text(key: &str) -> Result<String, KeyError> {
+    let error = |reason| KeyError {
         input: key.to_owned(),
         reason,
     };
@@ -176,76 +313,76 @@ pub fn normalize_team_mem_key(key: &str) -> String {
 }
 
 /// Every rule but the lengths, in the order of the module documentation.
-fn check_text(key: &str) -> Result<(), TraversalReason> {
+fn check_text(key: &str) -> Result<(), KeyReason> {
     if key.is_empty() {
-        return Err(TraversalReason::Empty);
+        return Err(KeyReason::Empty);
     }
     check_characters(key)?;
     check_shape(key)?;
     let segments = || key.split('/');
     for segment in segments() {
         match segment {
-            "" => return Err(TraversalReason::EmptySegment),
-            "." => return Err(TraversalReason::DotSegment),
-            ".." => return Err(TraversalReason::DotDotSegment),
+            "" => return Err(KeyReason::EmptySegment),
+            "." => return Err(KeyReason::DotSegment),
+            ".." => return Err(KeyReason::DotDotSegment),
             _ => {}
         }
     }
     if key.contains(':') {
-        return Err(TraversalReason::Colon);
+        return Err(KeyReason::Colon);
     }
     if segments().any(|s| s.starts_with('.')) {
-        return Err(TraversalReason::HiddenSegment);
+        return Err(KeyReason::HiddenSegment);
     }
     if segments().any(is_reserved_name) {
-        return Err(TraversalReason::ReservedName);
+        return Err(KeyReason::ReservedName);
     }
     if segments().any(|s| s.ends_with(['.', ' '])) {
-        return Err(TraversalReason::TrailingDotOrSpace);
+        return Err(KeyReason::TrailingDotOrSpace);
     }
     Ok(())
 }
 
 /// Step 5: the lengths, in bytes of the NFC form.
-fn check_lengths(key: &str) -> Result<(), TraversalReason> {
+fn check_lengths(key: &str) -> Result<(), KeyReason> {
     if key.split('/').any(|s| s.len() > MAX_SEGMENT_BYTES) {
-        return Err(TraversalReason::TooLong);
+        return Err(KeyReason::TooLong);
     }
     if key.len() > MAX_KEY_BYTES {
-        return Err(TraversalReason::KeyTooLong);
+        return Err(KeyReason::KeyTooLong);
     }
     Ok(())
 }
 
 /// Step 1: characters, literal ones before disguised ones.
-fn check_characters(key: &str) -> Result<(), TraversalReason> {
+fn check_characters(key: &str) -> Result<(), KeyReason> {
     if key.contains('\0') {
-        return Err(TraversalReason::NulByte);
+        return Err(KeyReason::NulByte);
     }
     if key.chars().any(char::is_control) {
-        return Err(TraversalReason::ControlCharacter);
+        return Err(KeyReason::ControlCharacter);
     }
     if key.chars().any(is_format) {
-        return Err(TraversalReason::FormatCharacter);
+        return Err(KeyReason::FormatCharacter);
     }
     check_percent_encoding(key)?;
     check_lookalikes(key)
 }
 
 /// Step 2: the shape of the whole key.
-fn check_shape(key: &str) -> Result<(), TraversalReason> {
+fn check_shape(key: &str) -> Result<(), KeyReason> {
     if key.starts_with("\\\\") || key.starts_with("//") {
-        return Err(TraversalReason::Unc);
+        return Err(KeyReason::Unc);
     }
     if key.contains('\\') {
-        return Err(TraversalReason::Backslash);
+        return Err(KeyReason::Backslash);
     }
     if key.starts_with('/') {
-        return Err(TraversalReason::Absolute);
+        return Err(KeyReason::Absolute);
     }
     let b = key.as_bytes();
     if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
-        return Err(TraversalReason::DriveLetter);
+        return Err(KeyReason::DriveLetter);
     }
     Ok(())
 }
@@ -282,7 +419,7 @@ fn is_reserved_name(segment: &str) -> bool {
 /// (overlong forms such as `%c0%ae`). What the escapes decode to must also
 /// pass the character rules: no control or format character, no
 /// look-alike.
-fn check_percent_encoding(key: &str) -> Result<(), TraversalReason> {
+fn check_percent_encoding(key: &str) -> Result<(), KeyReason> {
     let bytes = key.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         if b != b'%' {
@@ -292,11 +429,11 @@ fn check_percent_encoding(key: &str) -> Result<(), TraversalReason> {
         if hex(i + 1) && hex(i + 2) {
             let value = u8::from_str_radix(&key[i + 1..i + 3], 16).expect("two hex digits");
             if matches!(value, 0 | b'.' | b'/' | b'\\' | b'%') {
-                return Err(TraversalReason::PercentEncoded);
+                return Err(KeyReason::PercentEncoded);
             }
         }
         if matches!(bytes.get(i + 1), Some(b'u' | b'U')) && (2..6).all(|k| hex(i + k)) {
-            return Err(TraversalReason::PercentEncoded);
+            return Err(KeyReason::PercentEncoded);
         }
     }
     let decoded = percent_encoding::percent_decode_str(key).collect::<Vec<u8>>();
@@ -304,12 +441,12 @@ fn check_percent_encoding(key: &str) -> Result<(), TraversalReason> {
         Ok(decoded) if decoded != key => {
             check_lookalikes(&decoded)?;
             if decoded.chars().any(|c| c.is_control() || is_format(c)) {
-                return Err(TraversalReason::PercentEncoded);
+                return Err(KeyReason::PercentEncoded);
             }
             Ok(())
         }
         Ok(_) => Ok(()),
-        Err(_) => Err(TraversalReason::PercentEncoded),
+        Err(_) => Err(KeyReason::PercentEncoded),
     }
 }
 
@@ -317,7 +454,7 @@ fn check_percent_encoding(key: &str) -> Result<(), TraversalReason> {
 /// were not there (fullwidth `．／＼：`, the one- and two-dot leaders, the
 /// ellipsis, small full stops and the like), then one that holds a
 /// character from [`SEPARATOR_LOOKALIKES`].
-fn check_lookalikes(key: &str) -> Result<(), TraversalReason> {
+fn check_lookalikes(key: &str) -> Result<(), KeyReason> {
     if key.is_ascii() {
         return Ok(());
     }
@@ -327,10 +464,10 @@ fn check_lookalikes(key: &str) -> Result<(), TraversalReason> {
         .iter()
         .any(|&c| count(&normalized, c) > count(key, c))
     {
-        return Err(TraversalReason::UnicodeLookalike);
+        return Err(KeyReason::UnicodeLookalike);
     }
     if key.chars().any(|c| in_ranges(c, SEPARATOR_LOOKALIKES)) {
-        return Err(TraversalReason::SeparatorLookalike);
+        return Err(KeyReason::SeparatorLookalike);
     }
     Ok(())
 }

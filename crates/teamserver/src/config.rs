@@ -1,0 +1,50 @@
+//! The server's configuration: limits, sizes, deadlines and request logs.
+//! Every other module reads it; it depends on none of them.
+
+use std::time::Duration;
+
+use memdir_protocol::{DEFAULT_MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PUT_BODY_BYTES};
+
+/// Limits and sizes of a server. Build it from [`Config::default`] and
+/// change the fields that differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Config {
+    /// The largest entry text, in UTF-8 bytes (R8.3: 250,000,
+    /// [`memdir_protocol::MAX_ENTRY_BYTES`]).
+    pub max_entry_bytes: usize,
+    /// The largest PUT body, in bytes (R8.3: 200,000,
+    /// [`memdir_protocol::MAX_PUT_BODY_BYTES`]).
+    pub max_body_bytes: usize,
+    /// The most entries one repository may hold (2,000,
+    /// [`memdir_protocol::DEFAULT_MAX_ENTRIES`]).
+    pub max_entries: usize,
+    /// Worker threads, each serving one connection at a time (16).
+    pub workers: usize,
+    /// How long one request may take to arrive, and its response to be
+    /// written (30 s, the client's own timeout).
+    pub request_timeout: Duration,
+    /// How long a kept-alive connection may sit idle (5 s).
+    pub idle_timeout: Duration,
+    /// Whether to log one JSON line per request (on): an `info` record with
+    /// the target [`REQUEST_LOG_TARGET`], whose message is the line. Where
+    /// it goes is the application's choice of logger.
+    pub log_requests: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_entry_bytes: MAX_ENTRY_BYTES,
+            max_body_bytes: MAX_PUT_BODY_BYTES,
+            max_entries: DEFAULT_MAX_ENTRIES,
+            workers: 16,
+            request_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(5),
+            log_requests: true,
+        }
+    }
+}
+
+/// The `log` target of the request lines and of the shutdown line.
+pub const REQUEST_LOG_TARGET: &str = "memdir_teamserver::request";
