@@ -84,13 +84,13 @@ pub enum SyncError {
     #[error("request failed")]
     Timeout {
         /// What the HTTP client reported.
-        source: ureq::Error,
+        source: memdir_http::Error,
     },
     /// The connection failed or broke off, after retries (`network`).
     #[error("request failed")]
     Transport {
         /// What the HTTP client reported.
-        source: ureq::Error,
+        source: memdir_http::Error,
     },
     /// Other writers kept changing the repository: 412 after every retry
     /// (`conflict`).
@@ -162,13 +162,8 @@ impl SyncError {
 
     /// The error of a request that did not complete: [`SyncError::Timeout`]
     /// or [`SyncError::Transport`].
-    pub(crate) fn from_transport(source: ureq::Error) -> Self {
-        let timed_out = match &source {
-            ureq::Error::Timeout(_) => true,
-            ureq::Error::Io(io) => io.kind() == std::io::ErrorKind::TimedOut,
-            _ => false,
-        };
-        if timed_out {
+    pub(crate) fn from_transport(source: memdir_http::Error) -> Self {
+        if matches!(source, memdir_http::Error::Timeout { .. }) {
             Self::Timeout { source }
         } else {
             Self::Transport { source }

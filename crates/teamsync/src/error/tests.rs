@@ -46,15 +46,26 @@ fn each_variant_has_its_error_type() {
     check(SyncError::from_answer(413, ""), None);
     check(unreadable(200), Some(ErrorType::Network));
     check(
-        SyncError::from_transport(ureq::Error::Timeout(ureq::Timeout::Global)),
+        SyncError::from_transport(memdir_http::Error::Timeout {
+            url: "http://h/".into(),
+            timeout: std::time::Duration::from_secs(1),
+            source: "timed out".into(),
+        }),
         Some(ErrorType::Timeout),
     );
     check(
-        SyncError::from_transport(ureq::Error::Io(io::ErrorKind::TimedOut.into())),
+        SyncError::from_transport(memdir_http::Error::Timeout {
+            url: "http://h/".into(),
+            timeout: std::time::Duration::from_secs(1),
+            source: "timed out".into(),
+        }),
         Some(ErrorType::Timeout),
     );
     check(
-        SyncError::from_transport(ureq::Error::Io(io::ErrorKind::ConnectionRefused.into())),
+        SyncError::from_transport(memdir_http::Error::Transport {
+            url: "http://h/".into(),
+            source: "refused".into(),
+        }),
         Some(ErrorType::Network),
     );
     check(SyncError::Conflict, Some(ErrorType::Conflict));
@@ -126,7 +137,11 @@ fn permanence_follows_the_variant_and_the_status() {
     check(SyncError::Conflict, false);
     check(unreadable(400), false);
     check(
-        SyncError::from_transport(ureq::Error::Timeout(ureq::Timeout::Global)),
+        SyncError::from_transport(memdir_http::Error::Timeout {
+            url: "http://h/".into(),
+            timeout: std::time::Duration::from_secs(1),
+            source: "timed out".into(),
+        }),
         false,
     );
     check(SyncError::StateWrite(folder_error()), false);
@@ -147,7 +162,11 @@ fn messages_chain_their_causes() {
         SyncError::Folder(folder_error()).describe(),
         "cannot write /t/team/a.md: disk full"
     );
-    let timeout = SyncError::from_transport(ureq::Error::Timeout(ureq::Timeout::Global));
+    let timeout = SyncError::from_transport(memdir_http::Error::Timeout {
+        url: "http://h/".into(),
+        timeout: std::time::Duration::from_secs(1),
+        source: "timed out".into(),
+    });
     assert!(
         timeout.describe().starts_with("request failed: "),
         "{timeout}"
