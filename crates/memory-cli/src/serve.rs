@@ -3,8 +3,6 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
@@ -85,24 +83,10 @@ pub(crate) fn run(args: &ServeArgs, global: &GlobalArgs) -> anyhow::Result<Outco
             "memdir: warning: listening on {addr}, reachable from other machines; put TLS in front of it"
         );
     }
-    // Handlers are in place before the server says it is ready, so that a
-    // signal sent as soon as it says so stops it gracefully.
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
-    let handle = server.shutdown_handle();
-    std::thread::spawn(move || {
-        while !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        handle.shutdown();
-    });
-    eprintln!(
-        "memdir: serving team memory on http://{addr} from {} (stop with Ctrl-C)",
-        args.db.display()
-    );
-    server.wait();
+    let db = args.db.display().to_string();
+    server.run_until_signal(|addr| {
+        eprintln!("memdir: serving team memory on http://{addr} from {db} (stop with Ctrl-C)");
+    })?;
     eprintln!("memdir: stopped");
     Ok(Outcome::Success)
 }

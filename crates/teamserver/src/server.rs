@@ -188,10 +188,13 @@ impl Server {
     }
 
     /// Serves until SIGTERM or SIGINT, then stops as [`Server::shutdown`]
-    /// does: no new connections, requests under way finish. The signal is
-    /// logged as a JSON line (`info`, target [`REQUEST_LOG_TARGET`]). While this runs, the signals no longer end the
-    /// process at once (a stuck server needs SIGKILL).
-    pub fn run_until_signal(self) -> Result<(), ServeError> {
+    /// does: no new connections, requests under way finish. `ready` is
+    /// called with the listening address once the signal handlers are in
+    /// place, so a signal sent as soon as the caller announces the server
+    /// stops it gracefully. The signal is logged as a JSON line (`info`,
+    /// target [`REQUEST_LOG_TARGET`]). While this runs, the signals no
+    /// longer end the process at once (a stuck server needs SIGKILL).
+    pub fn run_until_signal(self, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
         let mut signals = Signals::new([SIGTERM, SIGINT]).map_err(ServeError::Signals)?;
         let signals_handle = signals.handle();
         let shutdown = self.shutdown_handle();
@@ -213,6 +216,7 @@ impl Server {
                 }
             })
             .map_err(ServeError::Thread)?;
+        ready(self.local_addr());
         self.wait();
         // Stopped through another handle: end the watcher too.
         signals_handle.close();

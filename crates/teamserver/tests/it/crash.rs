@@ -55,8 +55,9 @@ fn child_server() {
     let store = Arc::new(SqliteStore::open(Path::new(&db)).unwrap());
     // Request logs on: the parent reads them from stderr.
     let server = Server::bind("127.0.0.1:0", store, Config::default()).unwrap();
-    println!("LISTENING {}", server.local_addr());
-    server.run_until_signal().unwrap();
+    server
+        .run_until_signal(|addr| println!("LISTENING {addr}"))
+        .unwrap();
 }
 
 /// A server process, killed when dropped.
