@@ -28,7 +28,8 @@ Tasks:
   tidy     check conventions: a //! header on every Rust file, a README in
            every crate, workspace lints in every crate, no leftover
            .snap.new or .pending-snap files
-  eval     print the recall evaluation table for fixtures/recall-eval/
+  eval     print the recall evaluation table for the relevance crate's
+           labelled set, crates/relevance/tests/fixtures/recall-eval/
            (per category: top-1 accuracy or abstain accuracy; --failures
            lists every wrong answer)
   bench    run the criterion benchmarks (extra arguments go to cargo bench)

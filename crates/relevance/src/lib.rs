@@ -130,15 +130,10 @@ pub enum RelevanceError {
     /// The memory folder cannot be scanned.
     #[error(transparent)]
     Scan(#[from] memdir_scan::ScanError),
-    /// A file cannot be read.
-    #[error("cannot read {}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// A dataset file cannot be read: missing, not a regular file, or over
+    /// its size limit.
+    #[error(transparent)]
+    Read(#[from] memdir_memtypes::ReadError),
     /// A line of an evaluation dataset is not a valid query.
     #[error("{}:{line}: {message}", path.display())]
     Dataset {
