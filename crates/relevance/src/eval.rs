@@ -42,7 +42,7 @@ pub fn load_queries(path: &Path) -> Result<Vec<EvalQuery>, RelevanceError> {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         RelevanceError::Dataset {
             path: path.to_owned(),
-            line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+            line: valid.split(|&b| b == b'\n').count(),
             message: "not UTF-8".to_owned(),
         }
     })?;
