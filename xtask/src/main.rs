@@ -33,7 +33,8 @@ Tasks:
   package  package every publishable crate on its own and build each from
            its package alone (cargo package, verified): proof that no crate
            reaches outside its folder
-  eval     print the recall evaluation table for fixtures/recall-eval/
+  eval     print the recall evaluation table for the relevance crate's
+           labelled set, crates/relevance/tests/fixtures/recall-eval/
            (per category: top-1 accuracy or abstain accuracy; --failures
            lists every wrong answer)
   bench    run the criterion benchmarks (extra arguments go to cargo bench)

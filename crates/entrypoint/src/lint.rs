@@ -6,6 +6,8 @@ use std::fmt;
 use std::fs;
 use std::path::Path;
 
+use memdir_memtypes::walk::{EntryKind, Walk, WalkError};
+
 use crate::link::{Resolved, find_link, is_external, resolve};
 use crate::{ENTRYPOINT_NAME, EntrypointError, MAX_INDEX_LINE_CHARS};
 
@@ -73,12 +75,14 @@ pub struct FolderListing {
 }
 
 impl FolderListing {
-    /// Lists a memory folder recursively. Hidden files and folders (memdir's
-    /// temporary files, `.conflicts/`, sync state) are left out and symbolic
-    /// links to folders are not followed.
+    /// Lists a memory folder recursively with the one folder walk of
+    /// [`memdir_memtypes::walk`]. Hidden files and folders (memdir's
+    /// temporary files, `.conflicts/`, sync state) are left out, a link to
+    /// a file counts as the file, links to folders are not followed, and
+    /// names that are not UTF-8 are passed over.
     pub fn read(folder: &Path) -> Result<Self, EntrypointError> {
         let mut listing = FolderListing::default();
-        listing.walk(folder, "")?;
+        listing.walk(folder)?;
         Ok(listing)
     }
 
@@ -94,28 +98,27 @@ impl FolderListing {
         }
     }
 
-    fn walk(&mut self, dir: &Path, prefix: &str) -> Result<(), EntrypointError> {
-        let err = |source| EntrypointError::ReadFolder {
-            path: dir.to_owned(),
-            source,
-        };
-        for entry in fs::read_dir(dir).map_err(err)? {
-            let entry = entry.map_err(err)?;
-            // A name that is not UTF-8 cannot be linked from a UTF-8 index;
-            // it is skipped rather than failing the whole lint.
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
+    fn walk(&mut self, folder: &Path) -> Result<(), EntrypointError> {
+        for item in Walk::new(folder) {
+            let entry = match item {
+                Ok(entry) => entry,
+                // A name that is not UTF-8 cannot be linked from a UTF-8
+                // index; it is skipped rather than failing the whole lint.
+                Err(WalkError::NonUtf8Name { .. }) => continue,
+                Err(e) => {
+                    return Err(EntrypointError::ReadFolder {
+                        path: e.path().to_owned(),
+                        source: e.into_io_error(),
+                    });
+                }
             };
-            if name.starts_with('.') {
-                continue;
-            }
-            let rel = format!("{prefix}{name}");
-            let path = entry.path();
-            let file_type = entry.file_type().map_err(err)?;
-            if file_type.is_dir() {
-                self.walk(&path, &format!("{rel}/"))?;
-            } else if file_type.is_file() || fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-                self.files.insert(rel);
+            let is_file = match entry.kind() {
+                EntryKind::File => true,
+                EntryKind::Symlink => fs::metadata(entry.path()).is_ok_and(|m| m.is_file()),
+                _ => false,
+            };
+            if is_file {
+                self.files.insert(entry.rel().to_owned());
             }
         }
         Ok(())
@@ -377,5 +380,32 @@ mod tests {
         );
         assert!(listing.contains("MEMORY.md"));
         assert!(!listing.contains(".memdir-tmp-x.tmp"));
+    }
+
+    /// A link to a file counts as the file; a link to a folder is not
+    /// followed; a name that is not UTF-8 (and what is below it) is passed
+    /// over, and the listing still succeeds.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn links_and_names_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join("sub/b.md"), "x").unwrap();
+        symlink(root.join("sub/b.md"), root.join("alias.md")).unwrap();
+        symlink(root.join("sub"), root.join("linked")).unwrap();
+        let odd = root.join(std::ffi::OsStr::from_bytes(b"odd-\xff"));
+        fs::create_dir(&odd).unwrap();
+        fs::write(odd.join("c.md"), "x").unwrap();
+        fs::write(root.join(std::ffi::OsStr::from_bytes(b"d-\xff.md")), "x").unwrap();
+        let listing = FolderListing::read(root).unwrap();
+        assert_eq!(
+            listing.memory_files().collect::<Vec<_>>(),
+            ["alias.md", "sub/b.md"]
+        );
+        assert!(!listing.contains("linked/b.md"));
+        assert!(FolderListing::read(&root.join("none")).is_err());
     }
 }

@@ -46,7 +46,7 @@ pub(crate) fn run(global: &GlobalArgs) -> anyhow::Result<Outcome> {
             .iter()
             .map(|m| ListJson {
                 filename: m.filename.clone(),
-                file_path: m.file_path.display().to_string(),
+                file_path: m.file_path.to_string(),
                 mtime_ms: m.mtime_ms,
                 description: m.description.clone(),
                 memory_type: m.memory_type.map(memdir_memtypes::MemoryType::as_str),

@@ -90,7 +90,7 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
             .memories
             .iter()
             .map(|m| RecallJson {
-                path: m.path.display().to_string(),
+                path: m.path.to_string(),
                 filename: m.filename.clone(),
                 mtime_ms: m.mtime_ms,
                 age: memory_age(m.mtime_ms, now),
@@ -103,12 +103,7 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
     } else {
         let mut out = String::new();
         for m in &recall.memories {
-            let _ = writeln!(
-                out,
-                "{} ({})",
-                m.path.display(),
-                memory_age(m.mtime_ms, now)
-            );
+            let _ = writeln!(out, "{} ({})", m.path, memory_age(m.mtime_ms, now));
             let text = memory_freshness_text(m.mtime_ms, now);
             if !text.is_empty() {
                 let _ = writeln!(out, "  {text}");

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use clap::Subcommand;
-use memdir_memtypes::{ReadError, not_a_file, read_regular_file};
+use memdir_memtypes::walk::{EntryKind, Hidden, Walk, WalkError};
+use memdir_memtypes::{ReadError, read_regular_file};
 use memdir_secrets::{Scanner, SecretMatch};
 use serde::Serialize;
 
@@ -272,10 +273,13 @@ struct Input {
     named: bool,
 }
 
-/// `input` itself, or every file below it when it is a folder (hidden
-/// entries included: `.env` files are where secrets hide; `.git` excluded).
-/// FIFOs, sockets and devices in a folder are reported on stderr and
-/// counted in `skipped`, never opened.
+/// `input` itself, or every file below it when it is a folder, listed by
+/// the one folder walk of `memdir_memtypes::walk` with hidden entries
+/// included (`.env` files are where secrets hide; `.git` excluded). A file
+/// whose name is not UTF-8 is scanned all the same; a folder so named is
+/// reported and not entered. Symbolic links are not followed. FIFOs,
+/// sockets and devices in a folder are reported on stderr and counted in
+/// `skipped`, never opened.
 fn collect(
     input: &Path,
     named: bool,
@@ -289,30 +293,34 @@ fn collect(
         });
         return Ok(());
     }
-    let mut entries: Vec<_> = std::fs::read_dir(input)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        let file_type = entry.file_type()?;
-        if file_type.is_dir() {
-            if entry.file_name() != ".git" {
-                collect(&entry.path(), false, out, skipped)?;
+    let mut warn = |path: &Path, why: &str| {
+        eprintln!("memdir: warning: {}: {why}; skipped", path.display());
+        *skipped += 1;
+    };
+    let mut entries = Walk::new(input).hidden(Hidden::Include).into_iter();
+    while let Some(item) = entries.next() {
+        let (path, kind) = match item {
+            Ok(entry) if entry.kind() == EntryKind::Folder && entry.name() == ".git" => {
+                entries.skip_current_dir();
+                continue;
             }
-        } else if file_type.is_file() {
-            out.push(Input {
-                path: entry.path(),
-                named: false,
-            });
-        } else if !file_type.is_symlink() {
-            let kind = entry
-                .metadata()
-                .ok()
-                .and_then(|m| not_a_file(&m))
-                .unwrap_or("not a regular file");
-            eprintln!(
-                "memdir: warning: {}: it is {kind}, not a regular file; skipped",
-                entry.path().display()
-            );
-            *skipped += 1;
+            Ok(entry) => (entry.path().to_owned(), entry.kind()),
+            Err(WalkError::NonUtf8Name { path, kind }) => {
+                if kind == EntryKind::Folder {
+                    warn(&path, "name is not UTF-8, folder not entered");
+                    continue;
+                }
+                (path, kind)
+            }
+            Err(e) => return Err(e.into_io_error()),
+        };
+        match kind {
+            EntryKind::File => out.push(Input { path, named: false }),
+            EntryKind::Folder | EntryKind::Symlink => {}
+            kind => warn(
+                &path,
+                &format!("it is {}, not a regular file", kind.describe()),
+            ),
         }
     }
     Ok(())

@@ -16,8 +16,14 @@
 //!   [`memory_freshness_note`] — pure functions of that time and "now".
 //! - [`atomic_write`] — the one atomic file write that every memdir crate
 //!   uses, and [`read_regular_file`], the bounded read of a regular file
-//!   (never a FIFO or a device). They are the only code in this crate that
-//!   touches the filesystem.
+//!   (never a FIFO or a device).
+//! - [`walk`] — the one walk of a folder tree that every memdir crate
+//!   uses: one rule for hidden entries ([`walk::is_hidden`]), symbolic
+//!   links reported and never followed, special files reported by kind,
+//!   names that are not UTF-8 reported and never converted lossily.
+//!
+//! This crate's only I/O is the atomic write, the bounded reads and the
+//! folder walk; everything else is a pure function.
 //!
 //! ```
 //! use memdir_memtypes::{memory_age, parse_memory, MemoryType};
@@ -39,6 +45,7 @@ mod freshness;
 mod frontmatter;
 mod read;
 mod types;
+pub mod walk;
 
 pub use atomic::{AtomicWriteError, TEMP_PREFIX, TEMP_SUFFIX, atomic_write, is_temp_file_name};
 pub use freshness::{

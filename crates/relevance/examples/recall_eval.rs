@@ -1,5 +1,6 @@
-//! Prints the recall evaluation table for a dataset (by default the one in
-//! `fixtures/recall-eval/`), and every wrong answer with `--failures`.
+//! Prints the recall evaluation table for a dataset (by default this
+//! crate's own, `tests/fixtures/recall-eval/`), and every wrong answer
+//! with `--failures`.
 //!
 //! `cargo xtask eval` runs it; so does
 //! `cargo run -p memdir-relevance --example recall_eval -- [DATASET_DIR] [--failures]`.
@@ -13,18 +14,16 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use memdir_relevance::eval::{bundled_dataset, evaluate, load_queries};
+use memdir_relevance::eval::{dataset_in, evaluate, load_queries};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let show_failures = args.iter().any(|a| a == "--failures");
-    let (memories, queries) = match args.iter().find(|a| !a.starts_with("--")) {
-        Some(dir) => (
-            PathBuf::from(dir).join("memories"),
-            PathBuf::from(dir).join("queries.jsonl"),
-        ),
-        None => bundled_dataset(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")),
+    let folder = match args.iter().find(|a| !a.starts_with("--")) {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval"),
     };
+    let (memories, queries) = dataset_in(&folder);
     let report = match load_queries(&queries).and_then(|q| evaluate(&memories, &q)) {
         Ok(report) => report,
         Err(e) => {

@@ -1,12 +1,16 @@
 //! Measuring recall on a labelled dataset: a folder of memories and a
 //! JSON-lines file of queries, each naming the memory it should find or
-//! `null` when nothing should be found. `cargo xtask eval` prints the
-//! table for `fixtures/recall-eval/`, and a test holds its floor.
+//! `null` when nothing should be found. The caller names the dataset
+//! ([`dataset_in`] gives the usual layout of a dataset folder); this crate
+//! ships none in its library. Its own labelled set lives with its tests
+//! (`tests/fixtures/recall-eval/`): `cargo xtask eval` prints its table
+//! and a test holds its floor.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use memdir_memtypes::read_regular_file;
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 use serde::Deserialize;
 
@@ -26,12 +30,28 @@ pub struct EvalQuery {
     pub expect: Option<String>,
 }
 
-/// Reads a JSON-lines query file; blank lines are skipped.
+/// A query file larger than this is refused rather than read (SPEC
+/// R18.4): a dataset is hundreds of short lines, not megabytes.
+pub const MAX_QUERIES_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a JSON-lines query file (a regular file of at most
+/// [`MAX_QUERIES_BYTES`]); blank lines are skipped.
 pub fn load_queries(path: &Path) -> Result<Vec<EvalQuery>, RelevanceError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RelevanceError::Read {
-        path: path.to_owned(),
-        source,
+    let bytes = read_regular_file(path, MAX_QUERIES_BYTES)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        RelevanceError::Dataset {
+            path: path.to_owned(),
+            line: valid.split(|&b| b == b'\n').count(),
+            message: "not UTF-8".to_owned(),
+        }
     })?;
+    parse_queries(&text, path)
+}
+
+/// Parses JSON-lines queries; blank lines are skipped. `path` only names
+/// the source in errors.
+pub fn parse_queries(text: &str, path: &Path) -> Result<Vec<EvalQuery>, RelevanceError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
@@ -165,9 +185,9 @@ pub fn evaluate(memories_dir: &Path, queries: &[EvalQuery]) -> Result<EvalReport
     Ok(report)
 }
 
-/// The dataset that ships with the project, relative to a workspace root.
+/// The memory folder and the query file of a dataset folder laid out as
+/// `memories/` and `queries.jsonl`.
 #[must_use]
-pub fn bundled_dataset(workspace: &Path) -> (PathBuf, PathBuf) {
-    let root = workspace.join("fixtures").join("recall-eval");
-    (root.join("memories"), root.join("queries.jsonl"))
+pub fn dataset_in(folder: &Path) -> (PathBuf, PathBuf) {
+    (folder.join("memories"), folder.join("queries.jsonl"))
 }

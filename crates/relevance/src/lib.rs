@@ -41,6 +41,7 @@ mod tokenize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use camino::Utf8PathBuf;
 use memdir_model::ModelClient;
 use memdir_scan::{CancelToken, MemoryHeader, ScanOptions, scan_memory_dir};
 
@@ -53,8 +54,8 @@ pub const MAX_RELEVANT: usize = 5;
 /// A memory chosen for a request (SPEC R6.1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RelevantMemory {
-    /// The memory file.
-    pub path: PathBuf,
+    /// The memory file (UTF-8: the scan skips names that are not).
+    pub path: Utf8PathBuf,
     /// Its path relative to the memory folder.
     pub filename: String,
     /// Its modification time, milliseconds since the Unix epoch.
@@ -129,15 +130,10 @@ pub enum RelevanceError {
     /// The memory folder cannot be scanned.
     #[error(transparent)]
     Scan(#[from] memdir_scan::ScanError),
-    /// A file cannot be read.
-    #[error("cannot read {}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// A dataset file cannot be read: missing, not a regular file, or over
+    /// its size limit.
+    #[error(transparent)]
+    Read(#[from] memdir_memtypes::ReadError),
     /// A line of an evaluation dataset is not a valid query.
     #[error("{}:{line}: {message}", path.display())]
     Dataset {
@@ -177,7 +173,7 @@ pub fn find_relevant_memories(
         .memories
         .into_iter()
         .filter(|m| {
-            !options.already_surfaced.contains(&m.file_path)
+            !options.already_surfaced.contains(m.file_path.as_std_path())
                 && !options.already_surfaced.contains(Path::new(&m.filename))
         })
         .collect();

@@ -38,6 +38,8 @@ mod walk;
 use std::fmt;
 use std::path::PathBuf;
 
+use camino::Utf8PathBuf;
+
 pub use cancel::CancelToken;
 pub use manifest::{format_manifest, iso_utc};
 pub use walk::scan_memory_dir;
@@ -56,8 +58,11 @@ pub const MAX_HEAD_BYTES: usize = 64 * 1024;
 pub struct MemoryHeader {
     /// The path relative to the memory folder, `/`-separated.
     pub filename: String,
-    /// The full path.
-    pub file_path: PathBuf,
+    /// The full path: the scanned folder joined with [`filename`], UTF-8
+    /// (a file whose name is not is a diagnostic, never a header).
+    ///
+    /// [`filename`]: MemoryHeader::filename
+    pub file_path: Utf8PathBuf,
     /// The memory's time, milliseconds since the Unix epoch: the valid
     /// `modified` its frontmatter records (capped at the scan's "now"), else
     /// the file's modification time — see
@@ -150,7 +155,8 @@ pub enum DiagnosticKind {
     },
     /// The file holds NUL bytes: not a text memory; skipped.
     Binary,
-    /// The name is not valid UTF-8; skipped.
+    /// The name is not valid UTF-8; skipped (a folder so named is not
+    /// entered). The message names it lossily; the path keeps its bytes.
     NonUtf8Name,
     /// A symbolic link that points outside the memory folder, or nowhere;
     /// skipped.
@@ -201,6 +207,13 @@ pub enum ScanError {
         #[source]
         source: std::io::Error,
     },
+    /// The folder's path is not UTF-8, so its memories' paths could not
+    /// be shown to a model or in JSON without naming other files.
+    #[error("cannot scan memory folder {}: its path is not UTF-8", path.display())]
+    FolderNotUtf8 {
+        /// The folder.
+        path: PathBuf,
+    },
 }
 
 impl ScanError {
@@ -209,6 +222,7 @@ impl ScanError {
     pub fn is_not_found(&self) -> bool {
         match self {
             ScanError::Folder { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            ScanError::FolderNotUtf8 { .. } => false,
         }
     }
 }

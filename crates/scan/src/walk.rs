@@ -5,6 +5,8 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use camino::{Utf8Path, Utf8PathBuf};
+use memdir_memtypes::walk::{Entry, EntryKind, Walk, WalkError};
 use memdir_memtypes::{ENTRYPOINT_NAME, effective_time_ms, not_a_file, parse_memory, unix_millis};
 
 use crate::open::Folders;
@@ -16,7 +18,7 @@ use crate::{
 /// A memory file found by the walk.
 struct Candidate {
     filename: String,
-    path: PathBuf,
+    path: Utf8PathBuf,
     /// The folder it was listed in, as an index into the walk's folders.
     folder: usize,
 }
@@ -25,12 +27,18 @@ struct Candidate {
 /// itself cannot be opened; everything wrong with a file becomes a
 /// diagnostic. Hidden files and folders (names starting with `.`: memdir's
 /// temporary files, `.conflicts/`, sync state) are not memories and are
-/// passed over silently.
+/// passed over silently. A folder whose path is not UTF-8 is refused
+/// ([`ScanError::FolderNotUtf8`]): every memory's path is UTF-8.
 pub fn scan_memory_dir(
     dir: &Path,
     options: &ScanOptions,
     cancel: &CancelToken,
 ) -> Result<Scan, ScanError> {
+    if dir.to_str().is_none() {
+        return Err(ScanError::FolderNotUtf8 {
+            path: dir.to_owned(),
+        });
+    }
     let root = Root {
         given: dir,
         real: OnceCell::new(),
@@ -40,18 +48,12 @@ pub fn scan_memory_dir(
     let mut folders = Folders::default();
     walk(
         &root,
-        dir,
-        "",
         options,
         cancel,
         &mut folders,
         &mut candidates,
         &mut scan,
-    )
-    .map_err(|source| ScanError::Folder {
-        path: dir.to_owned(),
-        source,
-    })?;
+    )?;
     scan.total_files = candidates.len();
     if scan.cancelled {
         return Ok(scan);
@@ -88,9 +90,11 @@ pub fn scan_memory_dir(
     if candidates.len() > options.max_files {
         let mut stamped: Vec<(i64, Candidate)> = Vec::with_capacity(candidates.len());
         for c in candidates {
-            match fs::metadata(&c.path).and_then(|m| m.modified()) {
+            match fs::metadata(c.path.as_std_path()).and_then(|m| m.modified()) {
                 Ok(t) => stamped.push((unix_millis(t), c)),
-                Err(e) => scan.diagnostics.push(io_diagnostic(&c.path, &e)),
+                Err(e) => scan
+                    .diagnostics
+                    .push(io_diagnostic(c.path.as_std_path(), &e)),
             }
         }
         stamped.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.filename.cmp(&b.1.filename)));
@@ -198,121 +202,127 @@ impl Root<'_> {
     }
 }
 
-/// Collects the memory files below `dir`. Only an error listing the root
-/// itself is returned; errors below it become diagnostics.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the walk's state, threaded through its recursion"
-)]
+/// Collects the memory files below the root with the one folder walk of
+/// [`memdir_memtypes::walk`]: hidden entries are passed over, links are
+/// judged here (followed only to a file inside the folder), special files
+/// are reported unopened. Only an error listing the root itself is
+/// returned; errors below it become diagnostics.
 fn walk(
     root: &Root<'_>,
-    dir: &Path,
-    prefix: &str,
     options: &ScanOptions,
     cancel: &CancelToken,
     folders: &mut Folders,
     out: &mut Vec<Candidate>,
     scan: &mut Scan,
-) -> io::Result<()> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if prefix.is_empty() => return Err(e),
-        Err(e) => {
-            scan.diagnostics.push(io_diagnostic(dir, &e));
-            return Ok(());
-        }
-    };
-    let folder = folders.add(dir);
-    for entry in entries {
+) -> Result<(), ScanError> {
+    // The root's descriptor, and then one per folder: `open_at[d]` is the
+    // folder at depth `d` of the walk's current branch.
+    let mut open_at = vec![folders.add(root.given)];
+    let mut entries = Walk::new(root.given).into_iter();
+    while let Some(item) = entries.next() {
         if cancel.is_cancelled() {
             scan.cancelled = true;
             return Ok(());
         }
-        let entry = match entry {
+        let entry = match item {
             Ok(entry) => entry,
-            Err(e) => {
-                scan.diagnostics.push(io_diagnostic(dir, &e));
-                continue;
+            Err(WalkError::Root { path, source }) => {
+                return Err(ScanError::Folder { path, source });
             }
-        };
-        let path = entry.path();
-        let Ok(name) = entry.file_name().into_string() else {
-            scan.diagnostics.push(ScanDiagnostic {
-                path,
-                kind: DiagnosticKind::NonUtf8Name,
-            });
-            continue;
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        let rel = format!("{prefix}{name}");
-        let file_type = match entry.file_type() {
-            Ok(t) => t,
-            Err(e) => {
-                scan.diagnostics.push(io_diagnostic(&path, &e));
-                continue;
-            }
-        };
-        if file_type.is_dir() {
-            if !options.exclude.contains(&rel) {
-                walk(
-                    root,
-                    &path,
-                    &format!("{rel}/"),
-                    options,
-                    cancel,
-                    folders,
-                    out,
-                    scan,
-                )?;
-            }
-        } else if file_type.is_symlink() {
-            // A link counts only when it resolves to a file inside the folder.
-            match fs::canonicalize(&path) {
-                Ok(target) if !root.real().is_some_and(|real| target.starts_with(real)) => {
-                    scan.diagnostics.push(ScanDiagnostic {
-                        path,
-                        kind: DiagnosticKind::SymlinkOutside,
-                    });
-                }
-                Ok(target) if target.is_dir() => {
-                    scan.diagnostics.push(ScanDiagnostic {
-                        path,
-                        kind: DiagnosticKind::SymlinkedFolder,
-                    });
-                }
-                Ok(_) if is_memory_name(&name) => out.push(Candidate {
-                    filename: rel,
+            Err(WalkError::NonUtf8Name { path, .. }) => {
+                scan.diagnostics.push(ScanDiagnostic {
                     path,
-                    folder,
-                }),
-                Ok(_) => {}
-                Err(_) => scan.diagnostics.push(ScanDiagnostic {
-                    path,
-                    kind: DiagnosticKind::SymlinkOutside,
-                }),
-            }
-        } else if file_type.is_file() {
-            if is_memory_name(&name) {
-                out.push(Candidate {
-                    filename: rel,
-                    path,
-                    folder,
+                    kind: DiagnosticKind::NonUtf8Name,
                 });
+                continue;
             }
-        } else if is_memory_name(&name) {
-            // A FIFO, socket or device with a memory's name is never opened:
-            // opening or reading it could block the scan forever.
-            let kind = entry
-                .metadata()
-                .ok()
-                .and_then(|m| not_a_file(&m))
-                .unwrap_or("not a regular file");
-            scan.diagnostics.push(not_a_file_diagnostic(path, kind));
+            Err(e) => {
+                let path = e.path().to_owned();
+                scan.diagnostics
+                    .push(io_diagnostic(&path, &e.into_io_error()));
+                continue;
+            }
+        };
+        let depth = entry.depth();
+        let Some(&folder) = open_at.get(depth - 1) else {
+            continue;
+        };
+        let name = entry.name();
+        match entry.kind() {
+            EntryKind::Folder => {
+                if options.exclude.iter().any(|x| x == entry.rel()) {
+                    entries.skip_current_dir();
+                } else {
+                    open_at.truncate(depth);
+                    open_at.push(folders.add(entry.path()));
+                }
+            }
+            EntryKind::Symlink => {
+                // A link counts only when it resolves to a file inside the
+                // folder.
+                let path = entry.path();
+                let diagnostic = |kind| ScanDiagnostic {
+                    path: path.to_owned(),
+                    kind,
+                };
+                match fs::canonicalize(path) {
+                    Ok(target) if !root.real().is_some_and(|real| target.starts_with(real)) => {
+                        scan.diagnostics
+                            .push(diagnostic(DiagnosticKind::SymlinkOutside));
+                    }
+                    Ok(target) if target.is_dir() => {
+                        scan.diagnostics
+                            .push(diagnostic(DiagnosticKind::SymlinkedFolder));
+                    }
+                    Ok(_) if is_memory_name(name) => scan.add_candidate(out, &entry, folder),
+                    Ok(_) => {}
+                    Err(_) => scan
+                        .diagnostics
+                        .push(diagnostic(DiagnosticKind::SymlinkOutside)),
+                }
+            }
+            EntryKind::File => {
+                if is_memory_name(name) {
+                    scan.add_candidate(out, &entry, folder);
+                }
+            }
+            kind => {
+                // A FIFO, socket or device with a memory's name is never
+                // opened: opening or reading it could block the scan forever.
+                if is_memory_name(name) {
+                    scan.diagnostics
+                        .push(not_a_file_diagnostic(entry.into_path(), kind.describe()));
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// A memory file found by the walk. Its path is UTF-8 because the root's
+/// is (checked before the walk) and every relative path the walk yields
+/// is; a path that is not is reported, never converted lossily.
+fn candidate(entry: &Entry, folder: usize) -> Result<Candidate, ScanDiagnostic> {
+    match Utf8Path::from_path(entry.path()) {
+        Some(path) => Ok(Candidate {
+            filename: entry.rel().to_owned(),
+            path: path.to_owned(),
+            folder,
+        }),
+        None => Err(ScanDiagnostic {
+            path: entry.path().to_owned(),
+            kind: DiagnosticKind::NonUtf8Name,
+        }),
+    }
+}
+
+impl Scan {
+    fn add_candidate(&mut self, out: &mut Vec<Candidate>, entry: &Entry, folder: usize) {
+        match candidate(entry, folder) {
+            Ok(c) => out.push(c),
+            Err(d) => self.diagnostics.push(d),
+        }
+    }
 }
 
 #[allow(
@@ -359,20 +369,22 @@ impl Reader<'_> {
     ) -> Option<MemoryHeader> {
         let (folders, max_lines) = (self.folders, self.max_lines);
         let name = c.filename.rsplit('/').next().unwrap_or(&c.filename);
-        let mut file = match folders.open(c.folder, name, &c.path) {
+        let mut file = match folders.open(c.folder, name, c.path.as_std_path()) {
             Ok(file) => file,
             Err(e) => {
                 // Opening a socket fails (ENXIO); name what it is rather than
                 // the error's obscure text.
-                let kind = fs::metadata(&c.path).ok().and_then(|m| not_a_file(&m));
+                let kind = fs::metadata(c.path.as_std_path())
+                    .ok()
+                    .and_then(|m| not_a_file(&m));
                 diagnostics.push(match kind {
-                    Some(kind) => not_a_file_diagnostic(c.path, kind),
-                    None => io_diagnostic(&c.path, &e),
+                    Some(kind) => not_a_file_diagnostic(c.path.into_std_path_buf(), kind),
+                    None => io_diagnostic(c.path.as_std_path(), &e),
                 });
                 return None;
             }
         };
-        let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(&c.path, e));
+        let mut fail = |e: &io::Error| diagnostics.push(io_diagnostic(c.path.as_std_path(), e));
         let meta = match file.metadata() {
             Ok(meta) => meta,
             Err(e) => {
@@ -381,7 +393,7 @@ impl Reader<'_> {
             }
         };
         if let Some(kind) = not_a_file(&meta) {
-            diagnostics.push(not_a_file_diagnostic(c.path, kind));
+            diagnostics.push(not_a_file_diagnostic(c.path.into_std_path_buf(), kind));
             return None;
         }
         let mtime_ms = match meta.modified() {
@@ -400,7 +412,7 @@ impl Reader<'_> {
         };
         if head.contains(&0) {
             diagnostics.push(ScanDiagnostic {
-                path: c.path,
+                path: c.path.into_std_path_buf(),
                 kind: DiagnosticKind::Binary,
             });
             return None;
@@ -413,7 +425,7 @@ impl Reader<'_> {
                 && head.split(|&b| b == b'\n').count() > max_lines;
             if !cut_short {
                 diagnostics.push(ScanDiagnostic {
-                    path: c.path.clone(),
+                    path: c.path.clone().into_std_path_buf(),
                     kind: DiagnosticKind::Frontmatter(d),
                 });
             }
@@ -483,7 +495,7 @@ mod tests {
         let mut diags = Vec::new();
         let c = Candidate {
             filename: "x.md".into(),
-            path: path.to_owned(),
+            path: Utf8PathBuf::from_path_buf(path.to_owned()).unwrap(),
             folder: 0,
         };
         let folders = Folders::default();
@@ -551,7 +563,7 @@ mod tests {
         let folder = folders.add(dir.path());
         let c = Candidate {
             filename: "x.md".into(),
-            path: fifo.clone(),
+            path: Utf8PathBuf::from_path_buf(fifo.clone()).unwrap(),
             folder,
         };
         let mut diags = Vec::new();

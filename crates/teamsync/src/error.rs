@@ -116,15 +116,6 @@ pub enum SyncError {
         #[source]
         source: std::io::Error,
     },
-    /// An entry of a folder under the team folder could not be inspected.
-    #[error("cannot inspect {}", path.display())]
-    Inspect {
-        /// The entry.
-        path: PathBuf,
-        /// What the system reported.
-        #[source]
-        source: std::io::Error,
-    },
     /// A local file is over the size a push may send.
     #[error("over the {limit}-byte limit")]
     TooLarge {
@@ -187,7 +178,6 @@ impl SyncError {
             | Self::StateWrite(_)
             | Self::ConflictCopy(_)
             | Self::List { .. }
-            | Self::Inspect { .. }
             | Self::TooLarge { .. }
             | Self::TooLargeForRequest { .. }
             | Self::NotUtf8

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
+use memdir_memtypes::walk::{EntryKind, Walk, WalkError};
 use memdir_protocol::{
     PutBody, RepoData, entry_checksum, normalize_team_mem_key, validate_team_mem_key_text,
 };
@@ -275,43 +276,40 @@ fn rule_ids(findings: &[memdir_secrets::SecretMatch]) -> Vec<String> {
     ids
 }
 
-/// `*.md` files under `dir`, hidden entries and symbolic links left out:
-/// their keys (NFC) and their names on disk relative to the team folder.
+/// `*.md` files under `dir`, hidden entries and symbolic links left out
+/// (the one folder walk of [`memdir_memtypes::walk`]): their keys (NFC) and
+/// their names on disk relative to the team folder.
 fn list_md(
     dir: &Path,
     prefix: &str,
     out: &mut Vec<(String, String)>,
     result: &mut SyncResult,
 ) -> Result<(), SyncError> {
-    let cannot_list = |source| SyncError::List {
-        path: dir.to_owned(),
-        source,
-    };
-    for entry in std::fs::read_dir(dir).map_err(cannot_list)? {
-        let entry = entry.map_err(cannot_list)?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else {
-            result.skipped.push(SkippedKey {
-                key: format!("{prefix}{}", name.to_string_lossy()),
-                reason: SyncError::NameNotUtf8.to_string(),
-            });
-            continue;
+    for item in Walk::new(dir) {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(WalkError::NonUtf8Name { path, .. }) => {
+                // Named lossily in the report only; never sent.
+                let rel = path.strip_prefix(dir).unwrap_or(&path);
+                result.skipped.push(SkippedKey {
+                    key: format!("{prefix}{}", rel.to_string_lossy()),
+                    reason: SyncError::NameNotUtf8.to_string(),
+                });
+                continue;
+            }
+            Err(e) => {
+                return Err(SyncError::List {
+                    path: e.path().to_owned(),
+                    source: e.into_io_error(),
+                });
+            }
         };
-        if name.starts_with('.') {
-            continue;
-        }
-        let file_type = entry.file_type().map_err(|source| SyncError::Inspect {
-            path: entry.path(),
-            source,
-        })?;
-        let rel = format!("{prefix}{name}");
-        if file_type.is_dir() {
-            list_md(&entry.path(), &format!("{rel}/"), out, result)?;
-        } else if file_type.is_file()
-            && Path::new(name)
+        if entry.kind() == EntryKind::File
+            && Path::new(entry.name())
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("md"))
         {
+            let rel = format!("{prefix}{}", entry.rel());
             // A name the server would refuse, or another member's machine
             // could not hold, is reported here rather than failing a PUT.
             match validate_team_mem_key_text(&rel) {

@@ -335,11 +335,11 @@ impl Worker {
 }
 
 /// Whether a path is hidden relative to the team folder (the sync state,
-/// conflict copies, temporary files of atomic writes).
+/// conflict copies, temporary files of atomic writes): the one hidden rule
+/// of [`memdir_memtypes::walk::is_hidden`], applied to every name below the
+/// team folder.
 fn is_hidden(team: &Path, path: &Path) -> bool {
-    let rel = path.strip_prefix(team).unwrap_or(path);
-    rel.components()
-        .any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with('.')))
+    memdir_memtypes::walk::is_hidden_path(path.strip_prefix(team).unwrap_or(path))
 }
 
 /// Whether a sync stopped by a permanent failure, which suppresses pushes:

@@ -66,6 +66,36 @@ fn clean_inputs_exit_0_and_folders_are_walked() {
     assert!(j[0]["file"].as_str().unwrap().ends_with("memory/team/.env"));
 }
 
+/// A file whose name is not UTF-8 is scanned all the same (a secret does
+/// not hide behind an odd name); a folder so named is reported, not entered;
+/// `.git` is never entered.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_scan_reads_files_with_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    fs::create_dir_all(dir.join(".git")).unwrap();
+    fs::write(dir.join(".git/config"), format!("TOKEN={TOKEN}\n")).unwrap();
+    let odd = dir.join(std::ffi::OsStr::from_bytes(b"odd-\xff.md"));
+    fs::write(&odd, format!("TOKEN={TOKEN}\n")).unwrap();
+    let odd_dir = dir.join(std::ffi::OsStr::from_bytes(b"sub-\xfe"));
+    fs::create_dir(&odd_dir).unwrap();
+    fs::write(odd_dir.join("x.md"), "x\n").unwrap();
+    let out = memdir_in(tmp.path(), &[], ["secrets", "scan", "memory", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j.as_array().unwrap().len(), 1, "{j}");
+    assert!(
+        j[0]["file"].as_str().unwrap().ends_with("odd-\u{fffd}.md"),
+        "{j}"
+    );
+    let line =
+        "memdir: warning: memory/sub-\u{fffd}: name is not UTF-8, folder not entered; skipped";
+    assert!(stderr(&out).lines().any(|l| l == line), "{}", stderr(&out));
+    assert!(!both(&out).contains(TOKEN));
+}
+
 #[test]
 fn stdin_redact_and_rules() {
     let tmp = tempfile::tempdir().unwrap();

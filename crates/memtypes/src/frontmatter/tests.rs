@@ -1,6 +1,7 @@
 //! Unit tests of the tolerant frontmatter reader and the renderer.
 
 use super::*;
+use crate::types::MemoryType;
 
 /// Parses `input` and compares the header fields, body and diagnostics.
 fn check(

@@ -12,10 +12,10 @@
 //! `metadata: {…}` whose `type` must go), the memory is rendered afresh in
 //! the same shape instead, so the requested values always hold.
 
-use super::{
-    FrontmatterShape, Header, METADATA, parse_memory_str, render_in, scalar, split_frontmatter,
-    time_scalar,
-};
+use super::block::split_frontmatter;
+use super::parse::parse_memory_str;
+use super::parsed::{FrontmatterShape, Header, KNOWN_KEYS, METADATA};
+use super::render::{render_in, scalar, time_scalar};
 
 /// Rewrites a memory file's text with a new header and body, keeping the
 /// file's frontmatter shape and every key memdir does not use.
@@ -211,7 +211,7 @@ fn content_indent(lines: &[String]) -> Option<usize> {
 /// come before it in R2.1 order (`name`, `description`, `type`,
 /// `modified`), else before the first known key, else first.
 fn insertion_point(items: &[Item], key: &str) -> usize {
-    let rank = |k: &str| super::KNOWN_KEYS.iter().position(|known| *known == k);
+    let rank = |k: &str| KNOWN_KEYS.iter().position(|known| *known == k);
     let mine = rank(key);
     let known = |i: &Item| i.key.as_deref().and_then(rank);
     if let Some(last_before) = items

@@ -193,6 +193,72 @@ fn names_that_are_not_utf8_are_reported() {
     assert_eq!(s.diagnostics[0].kind, DiagnosticKind::NonUtf8Name);
 }
 
+/// A name that is not UTF-8 never becomes a lossy path naming another file:
+/// with `bad-\u{fffd}-name.md` on disk beside `bad-\xff-name.md`, only the
+/// real UTF-8 file is a memory, and the other is a diagnostic whose path
+/// keeps its bytes (the message alone names it lossily). A folder so named
+/// is not entered.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_name_that_is_not_utf8_is_skipped_never_converted() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"bad-\xff-name.md"));
+    fs::write(&bad, b"---\ndescription: bytes\n---\n").unwrap();
+    put(
+        dir.path(),
+        "bad-\u{fffd}-name.md",
+        b"---\ndescription: lookalike\n---\n",
+        1,
+    );
+    let bad_dir = dir.path().join(std::ffi::OsStr::from_bytes(b"sub-\xfe"));
+    fs::create_dir(&bad_dir).unwrap();
+    fs::write(bad_dir.join("inner.md"), b"x").unwrap();
+
+    let s = scan(dir.path());
+    assert_eq!(s.memories.len(), 1, "{:?}", s.memories);
+    let m = &s.memories[0];
+    assert_eq!(m.filename, "bad-\u{fffd}-name.md");
+    assert_eq!(m.description.as_deref(), Some("lookalike"));
+    assert_eq!(m.file_path, dir.path().join("bad-\u{fffd}-name.md"));
+    let mut paths: Vec<_> = s.diagnostics.iter().map(|d| d.path.clone()).collect();
+    paths.sort();
+    assert_eq!(paths, [bad.clone(), bad_dir]);
+    assert!(
+        s.diagnostics
+            .iter()
+            .all(|d| d.kind == DiagnosticKind::NonUtf8Name)
+    );
+    let message = s
+        .diagnostics
+        .iter()
+        .find(|d| d.path == bad)
+        .unwrap()
+        .to_string();
+    assert!(
+        message.ends_with("bad-\u{fffd}-name.md: name is not UTF-8; skipped"),
+        "{message}"
+    );
+}
+
+/// The folder's own path must be UTF-8: every memory's path is.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_whose_path_is_not_utf8_is_refused() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join(std::ffi::OsStr::from_bytes(b"mem-\xff"));
+    put(&folder, "a.md", b"x", 1);
+    let err = scan_memory_dir(&folder, &ScanOptions::default(), &CancelToken::new()).unwrap_err();
+    assert!(
+        matches!(err, memdir_scan::ScanError::FolderNotUtf8 { ref path } if *path == folder),
+        "{err:?}"
+    );
+    assert!(!err.is_not_found());
+}
+
 #[test]
 fn only_the_first_lines_are_read() {
     let dir = tempfile::tempdir().unwrap();

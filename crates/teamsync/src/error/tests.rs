@@ -79,13 +79,6 @@ fn each_variant_has_its_error_type() {
         },
         None,
     );
-    check(
-        SyncError::Inspect {
-            path: "/t/team/a".into(),
-            source: io_error(),
-        },
-        None,
-    );
     check(SyncError::TooLarge { limit: 1 }, None);
     check(SyncError::TooLargeForRequest { limit: 1 }, None);
     check(SyncError::NotUtf8, None);

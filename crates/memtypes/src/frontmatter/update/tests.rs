@@ -3,7 +3,8 @@
 //! read back.
 
 use super::*;
-use crate::{MemoryType, ParsedMemory};
+use crate::frontmatter::ParsedMemory;
+use crate::types::MemoryType;
 
 const NESTED: &str = "---\n\
 name: no-db-mocking\n\
