@@ -17,9 +17,7 @@
 //! - [`fix_index`]: repair a folder after interrupted writes.
 //!
 //! ```no_run
-//! use memdir_memtypes::MemoryType;
-//! use memdir_ops::{NewMemory, Project, ProjectOptions, Scope};
-//! use memdir_paths::Environment;
+//! use memdir_ops::{Environment, MemoryType, NewMemory, Project, ProjectOptions, Scope};
 //!
 //! let project = Project::open(Environment::from_process(), &ProjectOptions::default())?;
 //! let saved = project.save_memory(Scope::Private, &NewMemory {
@@ -48,3 +46,10 @@ pub use memory::{
 pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_timeout};
 pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
 pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
+
+// The value types this crate's API is made of, so that a front end needs
+// this crate alone.
+pub use memdir_memtypes::MemoryType;
+pub use memdir_paths::{Environment, Resolution};
+pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};
+pub use memdir_teamsync::{Client as TeamClient, SyncResult, SyncStatus};
