@@ -51,7 +51,7 @@ impl Pattern {
                 }),
             Err(e) => Err(SecretsError::Regex {
                 what: what.to_owned(),
-                message: one_line(&e),
+                message: one_line(&e.to_string()),
             }),
         }
     }
@@ -134,15 +134,29 @@ impl Pattern {
     }
 }
 
+/// Why a pattern has no linear-time engine; shown as `regex` shows it.
+#[derive(Debug, thiserror::Error)]
+enum LinearError {
+    /// The pattern does not parse.
+    #[error(transparent)]
+    Parse(Box<regex_syntax::Error>),
+    /// The pattern compiles to an automaton over the size limit.
+    #[error("Compiled regex exceeds size limit of {0} bytes.")]
+    TooLarge(usize),
+    /// The automaton cannot be built for another reason.
+    #[error(transparent)]
+    Build(Box<regex_automata::meta::BuildError>),
+}
+
 /// Parses and compiles `rust` exactly as `regex::bytes::RegexBuilder` with
 /// `unicode(false)` and a 32 MiB size limit would, keeping the syntax tree.
-fn linear(rust: &str) -> Result<(Regex, Hir), String> {
+fn linear(rust: &str) -> Result<(Regex, Hir), LinearError> {
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)
         .build()
         .parse(rust)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| LinearError::Parse(Box::new(e)))?;
     let config = meta::Config::new()
         .match_kind(MatchKind::LeftmostFirst)
         .utf8_empty(false)
@@ -152,8 +166,8 @@ fn linear(rust: &str) -> Result<(Regex, Hir), String> {
         .configure(config)
         .build_from_hir(&hir)
         .map_err(|e| match e.size_limit() {
-            Some(limit) => format!("Compiled regex exceeds size limit of {limit} bytes."),
-            None => e.to_string(),
+            Some(limit) => LinearError::TooLarge(limit),
+            None => LinearError::Build(Box::new(e)),
         })?;
     Ok((re, hir))
 }
