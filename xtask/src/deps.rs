@@ -84,27 +84,12 @@ fn names(text: &str, ident: &str) -> bool {
     })
 }
 
-/// The `.rs` files below `dir`, skipping hidden folders.
+/// The `.rs` files below `dir`, as tidy lists files.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            match entry.file_type() {
-                Ok(t) if t.is_dir() && !hidden => stack.push(path),
-                Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "rs") => {
-                    out.push(path);
-                }
-                _ => {}
-            }
-        }
-    }
-    out
+    crate::tidy::files(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ fn has_module_doc(file: &Path) -> bool {
 }
 
 /// Every file below `dir`, skipping `target` and hidden folders.
-fn files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_owned()];
     while let Some(dir) = stack.pop() {
