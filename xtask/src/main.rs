@@ -137,11 +137,77 @@ fn package() -> Result<(), String> {
         })
         .filter_map(|p| p["name"].as_str().map(str::to_owned))
         .collect();
-    let mut args = vec!["package", "--allow-dirty", "--locked"];
+    forget_unpacked(&publishable);
+    // Cargo takes a registry crate's build for good once made, whatever
+    // its sources now say: the verification builds in its own target
+    // folder, where our packages' builds are forgotten before each run.
+    let target = root().join("target").join("package-verify");
+    forget_builds(&target, &publishable);
+    let mut args = vec!["package", "--allow-dirty", "--locked", "--target-dir"];
+    let target_arg = target.display().to_string();
+    args.push(&target_arg);
     for name in &publishable {
         args.extend(["--package", name]);
     }
     run_cargo(&args)
+}
+
+/// Removes the build fingerprints of our packages under `target`, so that
+/// each is rebuilt from the sources just packaged.
+fn forget_builds(target: &Path, names: &[String]) {
+    let Ok(entries) = std::fs::read_dir(target.join("debug").join(".fingerprint")) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let dir_name = entry.file_name().to_string_lossy().into_owned();
+        if names.iter().any(|n| is_versioned_name(&dir_name, n)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether `dir_name` is a cargo folder of package `name`: `<name>-` and
+/// a version (`0.1.0`) or a build hash (hex digits), never the folder of a
+/// longer package name such as `<name>-extra-…`.
+fn is_versioned_name(dir_name: &str, name: &str) -> bool {
+    dir_name
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_digit())
+                || (!rest.is_empty() && rest.chars().all(|c| c.is_ascii_hexdigit()))
+        })
+}
+
+/// Removes cargo's unpacked copies of our own packages from its local
+/// registry folders. The verification unpacks each workspace dependency
+/// from a temporary local registry into `$CARGO_HOME/registry/src/<id>/`,
+/// and reuses a copy found there: without this, a second run would build
+/// against the sources of the first. crates.io's folders are left alone.
+fn forget_unpacked(names: &[String]) {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return;
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return;
+    };
+    for registry in registries.filter_map(Result::ok) {
+        if registry.file_name().to_string_lossy().starts_with("index.") {
+            continue;
+        }
+        let Ok(unpacked) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for dir in unpacked.filter_map(Result::ok) {
+            let dir_name = dir.file_name().to_string_lossy().into_owned();
+            if names.iter().any(|n| is_versioned_name(&dir_name, n)) {
+                let _ = std::fs::remove_dir_all(dir.path());
+            }
+        }
+    }
 }
 
 fn bench(extra: &[String]) -> Result<(), String> {
@@ -176,4 +242,18 @@ fn review() -> Result<(), String> {
         );
     }
     run_cargo(&["insta", "review", "--workspace"])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_versioned_name;
+
+    #[test]
+    fn cargo_folders_of_a_package_are_told_from_longer_names() {
+        assert!(is_versioned_name("memdir-scan-0.1.0", "memdir-scan"));
+        assert!(is_versioned_name("memdir-scan-6ec66fd7c6263527", "memdir-scan"));
+        assert!(!is_versioned_name("memdir-scanner-0.1.0", "memdir-scan"));
+        assert!(!is_versioned_name("memdir-scan-extra-0.1.0", "memdir-scan"));
+        assert!(!is_versioned_name("memdir-scan", "memdir-scan"));
+    }
 }
