@@ -70,7 +70,7 @@ fn error_statuses_are_responses_with_their_bodies() {
         Reply::text(401, "no"),
         Reply::text(503, "upstream down"),
     ]);
-    let get = Request::get(url(&server.url()));
+    let get = Request::get(url(server.url()));
     let client = client();
     let conflict = client.send(&get).unwrap();
     assert_eq!(conflict.status, 412);
@@ -90,7 +90,7 @@ fn bodies_past_the_limit_are_refused_and_say_so() {
         timeout: Duration::from_secs(10),
         max_body: 5,
     });
-    let get = Request::get(url(&server.url()));
+    let get = Request::get(url(server.url()));
     assert_eq!(client.send(&get).unwrap().body, b"12345");
     let err = client.send(&get).unwrap_err();
     assert!(
@@ -107,7 +107,7 @@ fn bodies_past_the_limit_are_refused_and_say_so() {
 fn a_slow_server_is_a_timeout() {
     let server = ScriptedServer::start(vec![Reply::text(200, "{}").delay(Duration::from_secs(20))]);
     let client = HttpClient::new(ClientConfig::new(Duration::from_millis(300)));
-    let err = client.send(&Request::get(url(&server.url()))).unwrap_err();
+    let err = client.send(&Request::get(url(server.url()))).unwrap_err();
     assert!(
         matches!(&err, Error::Timeout { timeout, .. } if *timeout == Duration::from_millis(300)),
         "{err:?}"
@@ -142,7 +142,7 @@ fn a_refused_connection_is_a_transport_error_with_a_clean_url() {
 #[test]
 fn a_header_value_with_a_line_break_is_an_invalid_request() {
     let server = ScriptedServer::start(vec![]);
-    let request = Request::get(url(&server.url())).header("Authorization", "Bearer x\r\nX-Evil: 1");
+    let request = Request::get(url(server.url())).header("Authorization", "Bearer x\r\nX-Evil: 1");
     let err = client().send(&request).unwrap_err();
     assert!(matches!(err, Error::InvalidRequest { .. }), "{err:?}");
     assert!(!err.is_transient());

@@ -43,7 +43,7 @@ fn send(server_url: &str, policy: &RetryPolicy) -> Result<memdir_http::Response,
 fn service_unavailable_then_ok() {
     let server = ScriptedServer::start(vec![Reply::text(503, "busy"), Reply::text(200, "done")]);
     let (policy, slept) = recorded(RetryPolicy::new(3));
-    let response = send(&server.url(), &policy).unwrap();
+    let response = send(server.url(), &policy).unwrap();
     assert_eq!((response.status, response.text().as_ref()), (200, "done"));
     assert_eq!(server.requests().len(), 2);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_millis(500)]);
@@ -58,7 +58,7 @@ fn retry_after_http_date_is_waited_from_the_injected_clock() {
         Reply::text(200, "ok"),
     ]);
     let (policy, slept) = recorded(fail_fast().clock(move || now));
-    assert_eq!(send(&server.url(), &policy).unwrap().status, 200);
+    assert_eq!(send(server.url(), &policy).unwrap().status, 200);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_secs(4)]);
 }
 
@@ -69,7 +69,7 @@ fn retry_after_seconds_are_waited() {
         Reply::text(200, "ok"),
     ]);
     let (policy, slept) = recorded(fail_fast());
-    assert_eq!(send(&server.url(), &policy).unwrap().status, 200);
+    assert_eq!(send(server.url(), &policy).unwrap().status, 200);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_millis(1500)]);
 }
 
@@ -80,7 +80,7 @@ fn too_many_requests_over_the_cap_fails_fast_with_the_response() {
         Reply::text(200, "ok"),
     ]);
     let (policy, slept) = recorded(fail_fast());
-    let response = send(&server.url(), &policy).unwrap();
+    let response = send(server.url(), &policy).unwrap();
     assert_eq!(response.status, 429);
     assert_eq!(policy.retry_after(&response), Some(Duration::from_secs(60)));
     assert_eq!(server.requests().len(), 1);
@@ -96,7 +96,7 @@ fn too_many_requests_over_the_cap_waits_the_cap_when_asked() {
     let (policy, slept) = recorded(
         RetryPolicy::new(3).max_retry_after(Duration::from_secs(30), LongRetryAfter::WaitLongest),
     );
-    assert_eq!(send(&server.url(), &policy).unwrap().status, 200);
+    assert_eq!(send(server.url(), &policy).unwrap().status, 200);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_secs(30)]);
 }
 
@@ -108,7 +108,7 @@ fn exhausted_retries_return_the_last_response() {
         Reply::text(200, "too late"),
     ]);
     let (policy, slept) = recorded(fail_fast());
-    let response = send(&server.url(), &policy).unwrap();
+    let response = send(server.url(), &policy).unwrap();
     assert_eq!(
         (response.status, response.text().as_ref()),
         (503, "still down")
@@ -145,7 +145,7 @@ fn timeouts_are_retried_as_transport_errors() {
     ]);
     let (policy, slept) = recorded(RetryPolicy::new(1));
     let client = HttpClient::new(ClientConfig::new(Duration::from_millis(300)));
-    let request = Request::get(Url::parse(&server.url()).unwrap());
+    let request = Request::get(Url::parse(server.url()).unwrap());
     let response = client.send_with_retries(&request, &policy).unwrap();
     assert_eq!(response.text(), "on time");
     assert_eq!(slept.lock().unwrap().len(), 1);
