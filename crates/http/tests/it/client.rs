@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use memdir_http::{ClientConfig, Error, HttpClient, Request, USER_AGENT, Url};
 
-use crate::server::{Reply, ScriptedServer, dead_url};
+use memdir_testkit::{Reply, ScriptedServer, dead_url};
 
 fn client() -> HttpClient {
     HttpClient::new(ClientConfig::new(Duration::from_secs(10)))
@@ -18,7 +18,7 @@ fn url(text: &str) -> Url {
 #[test]
 fn get_sends_its_headers_and_no_body() {
     let server = ScriptedServer::start(vec![
-        Reply::new(200, r#"{"ok":true}"#).header("Content-Type", "application/json"),
+        Reply::text(200, r#"{"ok":true}"#).header("Content-Type", "application/json"),
     ]);
     let request = Request::get(url(&format!(
         "{}/api/x?repo=acme/w&view=hashes",
@@ -45,7 +45,7 @@ fn get_sends_its_headers_and_no_body() {
 
 #[test]
 fn put_and_post_send_their_body_and_headers() {
-    let server = ScriptedServer::start(vec![Reply::new(200, "{}"), Reply::new(201, "")]);
+    let server = ScriptedServer::start(vec![Reply::text(200, "{}"), Reply::text(201, "")]);
     let put = Request::put(url(&format!("{}/r", server.url())), r#"{"a":1}"#)
         .header("Content-Type", "application/json")
         .header("If-Match", "\"sha256:ab\"");
@@ -65,12 +65,12 @@ fn put_and_post_send_their_body_and_headers() {
 #[test]
 fn error_statuses_are_responses_with_their_bodies() {
     let server = ScriptedServer::start(vec![
-        Reply::new(412, r#"{"error":"checksum mismatch"}"#).header("ETag", "\"sha256:cd\""),
-        Reply::new(304, ""),
-        Reply::new(401, "no"),
-        Reply::new(503, "upstream down"),
+        Reply::text(412, r#"{"error":"checksum mismatch"}"#).header("ETag", "\"sha256:cd\""),
+        Reply::text(304, ""),
+        Reply::text(401, "no"),
+        Reply::text(503, "upstream down"),
     ]);
-    let get = Request::get(url(&server.url()));
+    let get = Request::get(url(server.url()));
     let client = client();
     let conflict = client.send(&get).unwrap();
     assert_eq!(conflict.status, 412);
@@ -85,12 +85,12 @@ fn error_statuses_are_responses_with_their_bodies() {
 
 #[test]
 fn bodies_past_the_limit_are_refused_and_say_so() {
-    let server = ScriptedServer::start(vec![Reply::new(200, "12345"), Reply::new(200, "123456")]);
+    let server = ScriptedServer::start(vec![Reply::text(200, "12345"), Reply::text(200, "123456")]);
     let client = HttpClient::new(ClientConfig {
         timeout: Duration::from_secs(10),
         max_body: 5,
     });
-    let get = Request::get(url(&server.url()));
+    let get = Request::get(url(server.url()));
     assert_eq!(client.send(&get).unwrap().body, b"12345");
     let err = client.send(&get).unwrap_err();
     assert!(
@@ -105,9 +105,9 @@ fn bodies_past_the_limit_are_refused_and_say_so() {
 
 #[test]
 fn a_slow_server_is_a_timeout() {
-    let server = ScriptedServer::start(vec![Reply::new(200, "{}").delay(Duration::from_secs(20))]);
+    let server = ScriptedServer::start(vec![Reply::text(200, "{}").delay(Duration::from_secs(20))]);
     let client = HttpClient::new(ClientConfig::new(Duration::from_millis(300)));
-    let err = client.send(&Request::get(url(&server.url()))).unwrap_err();
+    let err = client.send(&Request::get(url(server.url()))).unwrap_err();
     assert!(
         matches!(&err, Error::Timeout { timeout, .. } if *timeout == Duration::from_millis(300)),
         "{err:?}"
@@ -142,7 +142,7 @@ fn a_refused_connection_is_a_transport_error_with_a_clean_url() {
 #[test]
 fn a_header_value_with_a_line_break_is_an_invalid_request() {
     let server = ScriptedServer::start(vec![]);
-    let request = Request::get(url(&server.url())).header("Authorization", "Bearer x\r\nX-Evil: 1");
+    let request = Request::get(url(server.url())).header("Authorization", "Bearer x\r\nX-Evil: 1");
     let err = client().send(&request).unwrap_err();
     assert!(matches!(err, Error::InvalidRequest { .. }), "{err:?}");
     assert!(!err.is_transient());

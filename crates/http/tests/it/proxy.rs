@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use memdir_http::{ClientConfig, HttpClient, Request, Url};
 
-use crate::server::{Reply, ScriptedServer};
+use memdir_testkit::{Reply, ScriptedServer};
 
 /// The variable the child reads its loopback target from.
 const TARGET_VAR: &str = "MEMDIR_HTTP_TEST_TARGET";
@@ -43,10 +43,10 @@ fn child_sends_loopback_and_remote_requests() {
 
 #[test]
 fn environment_proxy_carries_remote_but_not_loopback_calls() {
-    let proxy = ScriptedServer::start(vec![Reply::new(200, "from the proxy")]);
+    let proxy = ScriptedServer::start(vec![Reply::text(200, "from the proxy")]);
     let target = ScriptedServer::start(vec![
-        Reply::new(200, "from the target"),
-        Reply::new(200, "from the target"),
+        Reply::text(200, "from the target"),
+        Reply::text(200, "from the target"),
     ]);
     let mut child = Command::new(std::env::current_exe().unwrap());
     child

@@ -10,7 +10,7 @@ use memdir_http::{
     format_http_date,
 };
 
-use crate::server::{Reply, ScriptedServer, dead_url};
+use memdir_testkit::{Reply, ScriptedServer, dead_url};
 
 /// A policy whose pauses are recorded, not slept.
 fn recorded(policy: RetryPolicy) -> (RetryPolicy, Arc<Mutex<Vec<Duration>>>) {
@@ -41,9 +41,9 @@ fn send(server_url: &str, policy: &RetryPolicy) -> Result<memdir_http::Response,
 
 #[test]
 fn service_unavailable_then_ok() {
-    let server = ScriptedServer::start(vec![Reply::new(503, "busy"), Reply::new(200, "done")]);
+    let server = ScriptedServer::start(vec![Reply::text(503, "busy"), Reply::text(200, "done")]);
     let (policy, slept) = recorded(RetryPolicy::new(3));
-    let response = send(&server.url(), &policy).unwrap();
+    let response = send(server.url(), &policy).unwrap();
     assert_eq!((response.status, response.text().as_ref()), (200, "done"));
     assert_eq!(server.requests().len(), 2);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_millis(500)]);
@@ -54,33 +54,33 @@ fn retry_after_http_date_is_waited_from_the_injected_clock() {
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_900_000_000);
     let date = format_http_date(now + Duration::from_secs(4)).unwrap();
     let server = ScriptedServer::start(vec![
-        Reply::new(429, "slow down").header("Retry-After", &date),
-        Reply::new(200, "ok"),
+        Reply::text(429, "slow down").header("Retry-After", &date),
+        Reply::text(200, "ok"),
     ]);
     let (policy, slept) = recorded(fail_fast().clock(move || now));
-    assert_eq!(send(&server.url(), &policy).unwrap().status, 200);
+    assert_eq!(send(server.url(), &policy).unwrap().status, 200);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_secs(4)]);
 }
 
 #[test]
 fn retry_after_seconds_are_waited() {
     let server = ScriptedServer::start(vec![
-        Reply::new(429, "").header("Retry-After", "1.5"),
-        Reply::new(200, "ok"),
+        Reply::text(429, "").header("Retry-After", "1.5"),
+        Reply::text(200, "ok"),
     ]);
     let (policy, slept) = recorded(fail_fast());
-    assert_eq!(send(&server.url(), &policy).unwrap().status, 200);
+    assert_eq!(send(server.url(), &policy).unwrap().status, 200);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_millis(1500)]);
 }
 
 #[test]
 fn too_many_requests_over_the_cap_fails_fast_with_the_response() {
     let server = ScriptedServer::start(vec![
-        Reply::new(429, "later").header("Retry-After", "60"),
-        Reply::new(200, "ok"),
+        Reply::text(429, "later").header("Retry-After", "60"),
+        Reply::text(200, "ok"),
     ]);
     let (policy, slept) = recorded(fail_fast());
-    let response = send(&server.url(), &policy).unwrap();
+    let response = send(server.url(), &policy).unwrap();
     assert_eq!(response.status, 429);
     assert_eq!(policy.retry_after(&response), Some(Duration::from_secs(60)));
     assert_eq!(server.requests().len(), 1);
@@ -90,25 +90,25 @@ fn too_many_requests_over_the_cap_fails_fast_with_the_response() {
 #[test]
 fn too_many_requests_over_the_cap_waits_the_cap_when_asked() {
     let server = ScriptedServer::start(vec![
-        Reply::new(429, "later").header("Retry-After", "3600"),
-        Reply::new(200, "ok"),
+        Reply::text(429, "later").header("Retry-After", "3600"),
+        Reply::text(200, "ok"),
     ]);
     let (policy, slept) = recorded(
         RetryPolicy::new(3).max_retry_after(Duration::from_secs(30), LongRetryAfter::WaitLongest),
     );
-    assert_eq!(send(&server.url(), &policy).unwrap().status, 200);
+    assert_eq!(send(server.url(), &policy).unwrap().status, 200);
     assert_eq!(*slept.lock().unwrap(), [Duration::from_secs(30)]);
 }
 
 #[test]
 fn exhausted_retries_return_the_last_response() {
     let server = ScriptedServer::start(vec![
-        Reply::new(529, "overloaded"),
-        Reply::new(503, "still down"),
-        Reply::new(200, "too late"),
+        Reply::text(529, "overloaded"),
+        Reply::text(503, "still down"),
+        Reply::text(200, "too late"),
     ]);
     let (policy, slept) = recorded(fail_fast());
-    let response = send(&server.url(), &policy).unwrap();
+    let response = send(server.url(), &policy).unwrap();
     assert_eq!(
         (response.status, response.text().as_ref()),
         (503, "still down")
@@ -140,12 +140,12 @@ fn refused_connections_fail_fast_when_transport_retries_are_off() {
 #[test]
 fn timeouts_are_retried_as_transport_errors() {
     let server = ScriptedServer::start(vec![
-        Reply::new(200, "late").delay(Duration::from_secs(20)),
-        Reply::new(200, "on time"),
+        Reply::text(200, "late").delay(Duration::from_secs(20)),
+        Reply::text(200, "on time"),
     ]);
     let (policy, slept) = recorded(RetryPolicy::new(1));
     let client = HttpClient::new(ClientConfig::new(Duration::from_millis(300)));
-    let request = Request::get(Url::parse(&server.url()).unwrap());
+    let request = Request::get(Url::parse(server.url()).unwrap());
     let response = client.send_with_retries(&request, &policy).unwrap();
     assert_eq!(response.text(), "on time");
     assert_eq!(slept.lock().unwrap().len(), 1);

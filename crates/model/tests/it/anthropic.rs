@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use memdir_model::{Backend, ModelClient, ModelError};
+use memdir_testkit::{Reply, ScriptedServer};
 use serde_json::json;
 
-use crate::server::{Reply, ScriptedServer};
 use crate::support::{
     ANSWER, KEY, anthropic, anthropic_error, anthropic_reply, config, query, selection_schema,
 };
@@ -19,13 +19,13 @@ fn success_sends_the_messages_wire_format() {
 
     let request = server.only_request();
     assert_eq!(request.method, "POST");
-    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(request.target, "/v1/messages");
     assert_eq!(request.header("x-api-key"), Some(KEY));
     assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(request.header("content-type"), Some("application/json"));
     assert_eq!(request.header("authorization"), None);
     assert_eq!(
-        request.body,
+        request.json(),
         json!({
             "model": "claude-sonnet-4-6",
             "max_tokens": 256,
@@ -44,7 +44,7 @@ fn trailing_slash_in_base_url_is_ignored() {
     let server = ScriptedServer::start(vec![anthropic_reply(ANSWER, "end_turn")]);
     let url = format!("{}/", server.url());
     anthropic(&url).side_query(&query()).unwrap();
-    assert_eq!(server.only_request().path, "/v1/messages");
+    assert_eq!(server.only_request().target, "/v1/messages");
 }
 
 #[test]

@@ -8,6 +8,5 @@ mod config;
 mod openai;
 mod proxy;
 mod secrets;
-mod server;
 mod support;
 mod transport;

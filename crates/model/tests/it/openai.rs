@@ -2,9 +2,9 @@
 //! ignore `response_format`, and error bodies.
 
 use memdir_model::{Backend, ModelClient, ModelError};
+use memdir_testkit::{Reply, ScriptedServer};
 use serde_json::json;
 
-use crate::server::{Reply, ScriptedServer};
 use crate::support::{ANSWER, KEY, config, openai, openai_reply, query, selection_schema};
 
 #[test]
@@ -15,13 +15,13 @@ fn success_sends_the_chat_completions_wire_format() {
 
     let request = server.only_request();
     assert_eq!(request.method, "POST");
-    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.target, "/v1/chat/completions");
     let bearer = format!("Bearer {KEY}");
     assert_eq!(request.header("authorization"), Some(bearer.as_str()));
     assert_eq!(request.header("content-type"), Some("application/json"));
     assert_eq!(request.header("x-api-key"), None);
     assert_eq!(
-        request.body,
+        request.json(),
         json!({
             "model": "local-model",
             "max_tokens": 256,

@@ -3,12 +3,11 @@
 //! per process, so the check runs this test binary again as a child with a
 //! dead proxy in `ALL_PROXY`, `HTTPS_PROXY` and `HTTP_PROXY`.
 
-use std::net::TcpListener;
 use std::process::Command;
 
 use memdir_model::Backend;
+use memdir_testkit::{ScriptedServer, dead_url};
 
-use crate::server::ScriptedServer;
 use crate::support::{ANSWER, KEY, anthropic, anthropic_reply, openai, openai_reply, query};
 
 /// Calls a loopback server on both backends. Run directly it checks the
@@ -28,12 +27,7 @@ fn loopback_call_succeeds() {
 
 #[test]
 fn environment_proxy_is_bypassed_for_loopback() {
-    let dead_port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let proxy = format!("http://127.0.0.1:{dead_port}");
+    let proxy = dead_url();
     let mut child = Command::new(std::env::current_exe().unwrap());
     child
         .args([

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use memdir_model::{Backend, ModelClient, ModelConfig, ModelError};
+use memdir_testkit::{Reply, ScriptedServer, dead_url};
 use serde_json::json;
 
-use crate::server::{Reply, ScriptedServer};
 use crate::support::{KEY, anthropic, anthropic_error, anthropic_reply, config, openai, query};
 
 fn assert_hidden(text: &str) {
@@ -117,14 +117,7 @@ fn transport_errors() -> Vec<ModelError> {
         .side_query(&query())
         .unwrap_err();
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let refused = anthropic(&format!("http://127.0.0.1:{port}"))
-        .side_query(&query())
-        .unwrap_err();
+    let refused = anthropic(&dead_url()).side_query(&query()).unwrap_err();
     vec![timeout, refused]
 }
 

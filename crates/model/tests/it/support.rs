@@ -5,9 +5,8 @@
 use std::time::Duration;
 
 use memdir_model::{Backend, ModelClient, ModelConfig, SideQuery};
+use memdir_testkit::Reply;
 use serde_json::{Value, json};
-
-use crate::server::Reply;
 
 /// An API key that must never show up in output.
 pub(crate) const KEY: &str = "sk-test-4f1c2a9e8b7d6c5a";

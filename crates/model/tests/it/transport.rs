@@ -1,12 +1,11 @@
 //! Failures below HTTP: a server too slow for the timeout, a port nobody
 //! listens on, and a success status with a body that is not JSON.
 
-use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use memdir_model::{Backend, ModelClient, ModelError};
+use memdir_testkit::{Reply, ScriptedServer, dead_url};
 
-use crate::server::{Reply, ScriptedServer};
 use crate::support::{ANSWER, KEY, anthropic, anthropic_reply, config, openai, query};
 
 #[test]
@@ -37,11 +36,7 @@ fn slow_reply_past_the_timeout_is_a_timeout() {
 
 #[test]
 fn refused_connection_is_a_network_error() {
-    let port = {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let url = format!("http://127.0.0.1:{port}");
+    let url = dead_url();
     let err = anthropic(&url).side_query(&query()).unwrap_err();
     let ModelError::Network { endpoint, .. } = &err else {
         panic!("expected Network, got {err:?}");

@@ -2,58 +2,25 @@
 //! 127.0.0.1: good answers are filtered, and every failure falls back to
 //! the local ranker with a diagnostic.
 
-use std::sync::{Arc, Mutex};
-use std::thread;
 use std::time::Duration;
 
 use memdir_model::{Backend, ModelClient, ModelConfig};
 use memdir_relevance::{RecallOptions, Selector, SelectorUsed, find_relevant_memories};
 use memdir_scan::CancelToken;
+use memdir_testkit::{Reply, ScriptedServer, dead_url};
 
 use crate::memory;
 
-/// One scripted answer: status, body, and a delay before answering.
-struct Reply {
-    status: u16,
-    body: String,
-    delay: Duration,
-}
-
-/// A server that answers each request with the next reply and records the
-/// request bodies.
-fn server(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<serde_json::Value>>>) {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", server.server_addr().to_ip().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    thread::spawn(move || {
-        for reply in replies {
-            let Ok(mut request) = server.recv() else {
-                return;
-            };
-            let mut body = String::new();
-            request.as_reader().read_to_string(&mut body).unwrap();
-            log.lock()
-                .unwrap()
-                .push(serde_json::from_str(&body).unwrap_or(serde_json::Value::Null));
-            thread::sleep(reply.delay);
-            let header = tiny_http::Header::from_bytes("content-type", "application/json").unwrap();
-            let response = tiny_http::Response::from_string(reply.body)
-                .with_status_code(reply.status)
-                .with_header(header);
-            let _ = request.respond(response);
-        }
-    });
-    (url, seen)
-}
-
-fn anthropic_text(text: &str) -> String {
-    serde_json::json!({
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 5}
-    })
-    .to_string()
+/// A Messages API reply whose text is `text`.
+fn anthropic_reply(text: &str) -> Reply {
+    Reply::json(
+        200,
+        &serde_json::json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 5}
+        }),
+    )
 }
 
 fn client(url: &str) -> ModelClient {
@@ -107,16 +74,12 @@ fn the_model_chooses_from_the_manifest_and_bad_names_are_dropped() {
     let dir = folder();
     let answer =
         r#"{"selected_memories": ["staging.md", "invented.md", "staging.md", "grafana.md"]}"#;
-    let (url, seen) = server(vec![Reply {
-        status: 200,
-        body: anthropic_text(answer),
-        delay: Duration::ZERO,
-    }]);
-    let r = recall(dir.path(), &url, "ship it to staging");
+    let server = ScriptedServer::start(vec![anthropic_reply(answer)]);
+    let r = recall(dir.path(), server.url(), "ship it to staging");
     assert_eq!(r.selector, SelectorUsed::Model);
     assert_eq!(names(&r), ["staging.md", "grafana.md"]);
     // The request carried the manifest, the tools and the JSON schema.
-    let body = &seen.lock().unwrap()[0];
+    let body = &server.only_request().json();
     let user = body["messages"][0]["content"].as_str().unwrap();
     assert!(user.contains("ship it to staging") && user.contains("Recently used tools: Bash"));
     assert!(user.contains("- [feedback] pnpm.md ("), "{user}");
@@ -137,54 +100,38 @@ fn more_than_five_names_are_cut_to_five() {
         memory(dir.path(), f, "project", "Something", "");
     }
     let answer = serde_json::json!({ "selected_memories": files }).to_string();
-    let (url, _) = server(vec![Reply {
-        status: 200,
-        body: anthropic_text(&answer),
-        delay: Duration::ZERO,
-    }]);
-    assert_eq!(recall(dir.path(), &url, "anything").memories.len(), 5);
+    let server = ScriptedServer::start(vec![anthropic_reply(&answer)]);
+    assert_eq!(
+        recall(dir.path(), server.url(), "anything").memories.len(),
+        5
+    );
 }
 
 #[test]
 fn every_failure_falls_back_to_the_local_ranker() {
     let dir = folder();
     let cases = [
-        (
-            "malformed output",
-            Reply {
-                status: 200,
-                body: anthropic_text("I think staging.md"),
-                delay: Duration::ZERO,
-            },
-        ),
+        ("malformed output", anthropic_reply("I think staging.md")),
         (
             "schema mismatch",
-            Reply {
-                status: 200,
-                body: anthropic_text(r#"{"picked": ["staging.md"]}"#),
-                delay: Duration::ZERO,
-            },
+            anthropic_reply(r#"{"picked": ["staging.md"]}"#),
         ),
         (
             "server error",
-            Reply {
-                status: 500,
-                body: r#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#.into(),
-                delay: Duration::ZERO,
-            },
+            Reply::text(
+                500,
+                r#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#,
+            )
+            .header("content-type", "application/json"),
         ),
         (
             "timeout",
-            Reply {
-                status: 200,
-                body: anthropic_text("{}"),
-                delay: Duration::from_secs(2),
-            },
+            anthropic_reply("{}").delay(Duration::from_secs(2)),
         ),
     ];
     for (what, reply) in cases {
-        let (url, _) = server(vec![reply]);
-        let r = recall(dir.path(), &url, "how do staging deploys work");
+        let server = ScriptedServer::start(vec![reply]);
+        let r = recall(dir.path(), server.url(), "how do staging deploys work");
         assert_eq!(r.selector, SelectorUsed::LocalFallback, "{what}");
         assert_eq!(names(&r), ["staging.md"], "{what}");
         assert!(
@@ -196,9 +143,6 @@ fn every_failure_falls_back_to_the_local_ranker() {
         );
     }
     // Nobody listening at all.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
-    let r = recall(dir.path(), &url, "how do staging deploys work");
+    let r = recall(dir.path(), &dead_url(), "how do staging deploys work");
     assert_eq!(r.selector, SelectorUsed::LocalFallback);
 }

@@ -3,7 +3,6 @@
 
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
-mod proxy;
 mod retry;
 mod status;
 mod support;

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use memdir_teamserver::{IfMatch, Limits, PutRequest, Store};
 use memdir_teamsync::{CONFLICTS_DIR, ErrorType};
+use memdir_testkit::{Proxy, dead_url};
 
-use crate::proxy::Proxy;
 use crate::support::{ORG, REPO, client_for, read, start, write};
 
 /// A GitHub token of high entropy: `ghp_` and 36 alphanumerics.
@@ -103,7 +103,7 @@ fn delta_push_sends_only_the_changed_key() {
     let h = start();
     let proxy = Proxy::start(h.server.local_addr());
     let team = tempfile::tempdir().unwrap();
-    let client = client_for(&proxy.url, team.path()).with_token(Some(h.token.clone()));
+    let client = client_for(proxy.url(), team.path()).with_token(Some(h.token.clone()));
     for i in 0..1_000 {
         write(
             team.path(),
@@ -183,26 +183,26 @@ fn a_412_is_retried_with_a_recomputed_delta() {
     let h = start();
     let proxy = Proxy::start(h.server.local_addr());
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let ca = client_for(&proxy.url, a.path()).with_token(Some(h.token.clone()));
+    let ca = client_for(proxy.url(), a.path()).with_token(Some(h.token.clone()));
     write(a.path(), "seed.md", "seed\n");
     assert!(ca.push().success);
-    assert_eq!(proxy.puts(), 1);
+    assert_eq!(proxy.requests("PUT"), 1);
 
     // Client B writes between A's read of the hashes and A's PUT, straight
     // to the server, so A's If-Match is stale and A gets 412.
     let cb = h.client(b.path());
     write(b.path(), "other.md", "from b\n");
-    proxy.before_puts(1, move || assert!(cb.push().success));
+    proxy.before("PUT", 1, move || assert!(cb.push().success));
     write(a.path(), "seed.md", "seed, edited\n");
-    let gets = proxy.gets();
+    let gets = proxy.requests("GET");
     let r = ca.push();
     // One GET of the hashes: the retry took them from the 412 body.
-    assert_eq!(proxy.gets() - gets, 1);
+    assert_eq!(proxy.requests("GET") - gets, 1);
     assert!(r.success, "{r:?}");
     assert_eq!(r.conflict, None);
     assert_eq!(r.files_uploaded, 1);
     assert_eq!(
-        proxy.puts(),
+        proxy.requests("PUT"),
         3,
         "the first push, the rejected PUT, the retry"
     );
@@ -373,13 +373,7 @@ fn credentials_and_faults() {
     assert_eq!(no_repo.push().error_type, Some(ErrorType::NoRepo));
 
     // Nothing listens: a network error, after quick retries.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let down = client_for(&format!("http://127.0.0.1:{port}"), team.path())
-        .with_token(Some(h.token.clone()));
+    let down = client_for(&dead_url(), team.path()).with_token(Some(h.token.clone()));
     assert_eq!(down.push().error_type, Some(ErrorType::Network));
     assert!(h.stored().is_empty());
 }
@@ -389,7 +383,7 @@ fn conflict_after_the_retries_run_out() {
     let h = start();
     let proxy = Proxy::start(h.server.local_addr());
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let ca = client_for(&proxy.url, a.path()).with_token(Some(h.token.clone()));
+    let ca = client_for(proxy.url(), a.path()).with_token(Some(h.token.clone()));
     write(a.path(), "seed.md", "seed\n");
     assert!(ca.push().success);
 
@@ -397,18 +391,22 @@ fn conflict_after_the_retries_run_out() {
     let cb = h.client(b.path());
     let mut writes = 0;
     let team_b = b.path().to_owned();
-    proxy.before_puts(10, move || {
+    proxy.before("PUT", 10, move || {
         writes += 1;
         write(&team_b, "busy.md", &format!("write {writes}\n"));
         assert!(cb.push().success);
     });
     write(a.path(), "seed.md", "seed, edited\n");
-    let before = proxy.puts();
+    let before = proxy.requests("PUT");
     let r = ca.push();
     assert!(!r.success);
     assert_eq!(r.conflict, Some(true));
     assert_eq!(r.error_type, Some(ErrorType::Conflict));
-    assert_eq!(proxy.puts() - before, 3, "the first PUT and two retries");
+    assert_eq!(
+        proxy.requests("PUT") - before,
+        3,
+        "the first PUT and two retries"
+    );
     assert_eq!(h.stored()["seed.md"], "seed\n");
     assert!(
         serde_json::to_string(&r)

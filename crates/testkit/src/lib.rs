@@ -1,0 +1,72 @@
+//! Test support for the memdir workspace: the network fixtures that several
+//! crates' integration tests share, on 127.0.0.1 and plain `std::net`.
+//!
+//! - [`ScriptedServer`] answers each HTTP/1.1 request with the next
+//!   [`Reply`] of a script and records what it received as [`Recorded`].
+//! - [`Proxy`] forwards connections to an upstream address, counting the
+//!   bytes clients send and the requests by method, with a hook that runs
+//!   before chosen requests are forwarded.
+//! - [`dead_url`] names a port nobody listens on, for refused connections.
+//!
+//! ```
+//! use std::io::{Read, Write};
+//! use memdir_testkit::{Reply, ScriptedServer};
+//!
+//! let server = ScriptedServer::start(vec![Reply::text(201, "made")]);
+//! let mut stream = std::net::TcpStream::connect(server.addr()).unwrap();
+//! stream.write_all(b"POST /x HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi").unwrap();
+//! let mut answer = String::new();
+//! stream.read_to_string(&mut answer).unwrap();
+//! assert!(answer.starts_with("HTTP/1.1 201 "));
+//! assert!(answer.ends_with("\r\n\r\nmade"));
+//! let request = server.only_request();
+//! assert_eq!((request.method.as_str(), request.target.as_str()), ("POST", "/x"));
+//! assert_eq!(request.body, b"hi");
+//! ```
+//!
+//! This crate is tooling: it is never published and only ever a
+//! dev-dependency. Setup failures (a port that cannot be bound, a poisoned
+//! lock) panic, which is how a test should fail.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test support: a setup failure should fail the test loudly"
+)]
+#![allow(
+    clippy::missing_panics_doc,
+    reason = "test support: every setup failure panics, as the crate doc says once"
+)]
+
+mod proxy;
+mod server;
+mod wire;
+
+use std::net::TcpListener;
+
+pub use proxy::Proxy;
+pub use server::{Recorded, Reply, ScriptedServer};
+
+/// `http://127.0.0.1:<port>` for a port nobody listens on (bound, then
+/// released), so a connection to it is refused.
+#[must_use]
+pub fn dead_url() -> String {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("http://127.0.0.1:{port}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpStream;
+
+    #[test]
+    fn a_dead_url_refuses_connections() {
+        let url = super::dead_url();
+        let addr = url.strip_prefix("http://").unwrap();
+        assert!(addr.starts_with("127.0.0.1:"), "{url}");
+        assert!(TcpStream::connect(addr).is_err());
+    }
+}
