@@ -251,7 +251,10 @@ mod tests {
     #[test]
     fn cargo_folders_of_a_package_are_told_from_longer_names() {
         assert!(is_versioned_name("memdir-scan-0.1.0", "memdir-scan"));
-        assert!(is_versioned_name("memdir-scan-6ec66fd7c6263527", "memdir-scan"));
+        assert!(is_versioned_name(
+            "memdir-scan-6ec66fd7c6263527",
+            "memdir-scan"
+        ));
         assert!(!is_versioned_name("memdir-scanner-0.1.0", "memdir-scan"));
         assert!(!is_versioned_name("memdir-scan-extra-0.1.0", "memdir-scan"));
         assert!(!is_versioned_name("memdir-scan", "memdir-scan"));
