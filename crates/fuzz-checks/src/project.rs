@@ -4,9 +4,10 @@
 use std::path::{Component, Path, PathBuf};
 
 use memdir_paths::{
-    Environment, MAX_SLUG_PREFIX, Settings, SettingsFile, SettingsSource, auto_memory_enabled,
-    git_config_value, project_slug, sanitize_path, validate_memory_path,
+    Environment, MAX_SLUG_PREFIX, auto_memory_enabled, git_config_value, project_slug,
+    sanitize_path, validate_memory_path,
 };
+use memdir_settings::{Settings, SettingsFile, SettingsSource};
 use memdir_teamsync::parse_github_remote;
 
 /// Reading any settings file from every source: deciding whether memory

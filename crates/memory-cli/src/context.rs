@@ -47,7 +47,7 @@ impl GlobalArgs {
         if let Some(file) = &self.settings {
             // A file the user named must be usable; a settings file found
             // on its own may be broken and is only warned about.
-            memdir_memtypes::read_regular_file(file, memdir_paths::MAX_SETTINGS_BYTES)
+            memdir_memtypes::read_regular_file(file, memdir_settings::MAX_SETTINGS_BYTES)
                 .map_err(|e| anyhow::Error::new(e).context("--settings"))?;
         }
         let resolver = PathResolver::new(Environment::from_process())

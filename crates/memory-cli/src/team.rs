@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use memdir_paths::{Settings, SettingsLocations, SettingsSource};
+use memdir_settings::SettingsSource;
 use memdir_teamsync::{Client, SyncResult, repo_from_git_config};
 
 use crate::Outcome;
@@ -70,7 +70,7 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
             resolution.team_enabled_by
         );
     }
-    let Some(url) = server_url(args, &resolution, global) else {
+    let Some(url) = server_url(args, &resolution) else {
         bail!("no team server is configured: give --url, or set MEMDIR_TEAM_URL or teamMemory.url");
     };
     let repo = args
@@ -208,11 +208,7 @@ fn watch(client: Client, debounce_ms: u64, json: bool) -> anyhow::Result<Outcome
 /// a trusted settings file. Never the project's committed settings: a
 /// repository must not be able to send a team's memory, and its token, to
 /// a server of its choosing.
-fn server_url(
-    args: &TeamArgs,
-    resolution: &memdir_paths::Resolution,
-    global: &GlobalArgs,
-) -> Option<String> {
+fn server_url(args: &TeamArgs, resolution: &memdir_paths::Resolution) -> Option<String> {
     if let Some(url) = args.url.clone().or_else(|| {
         std::env::var("MEMDIR_TEAM_URL")
             .ok()
@@ -220,12 +216,8 @@ fn server_url(
     }) {
         return Some(url);
     }
-    let locations = SettingsLocations::standard(
-        &resolution.base,
-        &resolution.project.work_tree,
-        global.settings.clone(),
-    );
-    Settings::load(&locations)
+    resolution
+        .settings
         .find("teamMemory", SettingsSource::is_trusted)
         .and_then(|(_, v)| v.get("url")?.as_str().map(str::to_owned))
 }

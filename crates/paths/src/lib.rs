@@ -5,7 +5,9 @@
 //! - [`PathResolver`] resolves a project once ([`Resolution`]): whether auto
 //!   memory is on and which rule decided ([`Enablement`]), the memory base,
 //!   the auto memory folder and its source, team memory, the daily log.
-//!   Its inputs are an [`Environment`] snapshot and [`Settings`] files.
+//!   Its inputs are an [`Environment`] snapshot and the settings files,
+//!   which it reads once through `memdir-settings` and keeps in
+//!   [`Resolution::settings`].
 //! - [`find_project_roots`] — the canonical git root, shared by all
 //!   worktrees of a repository, found by reading git's files, spelled
 //!   without Windows' verbatim prefix ([`strip_verbatim_prefix`]).
@@ -43,7 +45,6 @@ mod canonical;
 mod env;
 mod resolve;
 mod root;
-mod settings;
 mod slug;
 mod traversal;
 mod validate;
@@ -57,10 +58,6 @@ pub use resolve::{
     memory_base, today_local,
 };
 pub use root::{ProjectRoots, RootKind, find_project_roots, git_common_dir, git_config_value};
-pub use settings::{
-    MAX_SETTINGS_BYTES, Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning,
-    managed_settings_path,
-};
 pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
 pub use traversal::{
     PathTraversalError, TraversalReason, normalize_team_mem_key, realpath_deepest_existing,

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use memdir_memtypes::ENTRYPOINT_NAME;
+use memdir_settings::{Settings, SettingsLocations, SettingsSource};
 use serde_json::Value;
 
 use crate::{
-    Environment, PathsError, ProjectRoots, Settings, SettingsLocations, SettingsSource,
-    find_project_roots, project_slug, validate_memory_path, validate_project_dir_name,
+    Environment, PathsError, ProjectRoots, find_project_roots, project_slug, validate_memory_path,
+    validate_project_dir_name,
 };
 
 /// Turns auto memory off (`1`, `true`) or forces it on (`0`, `false`).
@@ -193,7 +194,11 @@ pub struct Resolution {
     pub team_enabled: bool,
     /// Why team memory is on or off.
     pub team_enabled_by: TeamEnabledBy,
-    /// Settings and overrides that were ignored, one line each.
+    /// The settings files read for this project, with their warnings:
+    /// callers look keys up here rather than reading the files again.
+    pub settings: Settings,
+    /// Settings and overrides that were ignored, one line each (the
+    /// settings files' warnings first).
     pub warnings: Vec<String>,
 }
 
@@ -270,7 +275,7 @@ impl PathResolver {
     pub fn new(env: Environment) -> Self {
         PathResolver {
             env,
-            managed_settings: Some(crate::managed_settings_path()),
+            managed_settings: Some(memdir_settings::managed_settings_path()),
             ..Self::default()
         }
     }
@@ -348,6 +353,7 @@ impl PathResolver {
             auto_mem_path_source,
             team_enabled,
             team_enabled_by,
+            settings,
             warnings,
         })
     }

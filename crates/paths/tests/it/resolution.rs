@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use memdir_paths::{
-    AutoMemPathSource, EnabledBy, Environment, PathResolver, PathsError, Resolution,
-    SettingsSource, TeamEnabledBy, project_slug,
+    AutoMemPathSource, EnabledBy, Environment, PathResolver, PathsError, Resolution, TeamEnabledBy,
+    project_slug,
 };
+use memdir_settings::SettingsSource;
 
 /// A home folder and a project folder, each in its own temporary folder.
 struct World {
@@ -596,4 +597,39 @@ mod project_dir_name {
             AutoMemPathSource::Settings(SettingsSource::User)
         );
     }
+}
+
+#[test]
+fn the_resolution_carries_the_settings_it_read() {
+    let w = World::new();
+    w.user_settings(r#"{"teamMemory": {"url": "https://user"}}"#)
+        .project_settings(r#"{"teamMemory": {"url": "https://repo"}}"#)
+        .local_settings("{not json");
+    let managed = w.home.join("managed.json");
+    write(&managed, r#"{"autoMemoryEnabled": true}"#);
+    let r = PathResolver::new(w.env())
+        .with_managed_settings(Some(managed.clone()))
+        .resolve(&w.project)
+        .unwrap();
+    let sources: Vec<_> = r.settings.files().iter().map(|f| f.source).collect();
+    assert_eq!(
+        sources,
+        [
+            SettingsSource::User,
+            SettingsSource::Project,
+            SettingsSource::Managed
+        ]
+    );
+    assert_eq!(r.settings.files()[2].path, managed);
+    let (file, value) = r
+        .settings
+        .find("teamMemory", SettingsSource::is_trusted)
+        .unwrap();
+    assert_eq!(
+        (file.source, value["url"].as_str()),
+        (SettingsSource::User, Some("https://user"))
+    );
+    let warned: Vec<_> = r.settings.warnings.iter().map(|w| w.path.clone()).collect();
+    assert_eq!(warned, [w.project.join(".claude/settings.local.json")]);
+    assert_eq!(r.warnings[0], r.settings.warnings[0].to_string());
 }
