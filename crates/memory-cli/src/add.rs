@@ -124,7 +124,7 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
         file: file_name.clone(),
         hook: description,
     };
-    let folder = MemoryFolder::create(&folder_path).map_err(folder_error)?;
+    let folder = MemoryFolder::create(folder_path.as_std_path()).map_err(folder_error)?;
     let lock = folder.lock(lock_timeout()).map_err(folder_error)?;
     // A team folder's index is synced: its pulled files are the team's to
     // index, so only a private folder's orphans are repaired here.

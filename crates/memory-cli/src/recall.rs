@@ -73,7 +73,7 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
     };
     let recall = find_relevant_memories(
         &args.query,
-        &resolution.auto_mem_path,
+        resolution.auto_mem_path.as_std_path(),
         &CancelToken::new(),
         &options,
     )?;

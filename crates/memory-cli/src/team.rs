@@ -76,7 +76,7 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
     let repo = args
         .repo
         .clone()
-        .or_else(|| repo_from_git_config(&resolution.project.work_tree));
+        .or_else(|| repo_from_git_config(resolution.project.work_tree.as_std_path()));
     let token = std::env::var("MEMDIR_TEAM_TOKEN")
         .ok()
         .filter(|t| !t.is_empty());
