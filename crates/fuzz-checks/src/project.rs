@@ -4,9 +4,10 @@
 use std::path::{Component, Path, PathBuf};
 
 use memdir_paths::{
-    Environment, MAX_SLUG_PREFIX, Settings, SettingsFile, SettingsSource, auto_memory_enabled,
-    git_config_value, project_slug, sanitize_path, validate_memory_path,
+    Environment, MAX_SLUG_PREFIX, auto_memory_enabled, git_config_value, project_slug,
+    sanitize_path, validate_memory_path,
 };
+use memdir_settings::{Settings, SettingsFile, SettingsSource};
 use memdir_teamsync::parse_github_remote;
 
 /// Reading any settings file from every source: deciding whether memory
@@ -41,10 +42,11 @@ fn memory_dir_holds(raw: &str) {
     let Ok(dir) = validate_memory_path(raw, true, Some(home)) else {
         return;
     };
-    let shown = dir.display();
+    let shown = &dir;
     assert!(dir.is_absolute(), "{shown} from {raw:?}");
     assert!(
-        dir.components()
+        dir.as_std_path()
+            .components()
             .all(|c| matches!(c, Component::RootDir | Component::Normal(_))),
         "{shown} is not normal"
     );
@@ -53,7 +55,7 @@ fn memory_dir_holds(raw: &str) {
         !home.starts_with(&dir),
         "{shown} is the home folder or above it"
     );
-    let again = validate_memory_path(&dir.to_string_lossy(), true, Some(home));
+    let again = validate_memory_path(dir.as_str(), true, Some(home));
     assert_eq!(again.as_ref(), Ok(&dir), "validation is not idempotent");
 }
 

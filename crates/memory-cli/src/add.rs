@@ -79,13 +79,12 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
     }
     if global.json {
         print_json(&AddJson {
-            path: saved.path.display().to_string(),
+            path: saved.path.to_string(),
         })?;
     } else {
         print(&format!(
             "saved {} and its line in {}",
-            saved.path.display(),
-            saved.index_path.display()
+            saved.path, saved.index_path
         ))?;
     }
     Ok(Outcome::Success)

@@ -79,7 +79,11 @@ pub(crate) fn run(cmd: &IndexCommand, global: &GlobalArgs) -> anyhow::Result<Out
         IndexCommand::Fix { file } => {
             let file = match file {
                 Some(file) => file.clone(),
-                None => global.project()?.resolution().entrypoint(),
+                None => global
+                    .project()?
+                    .resolution()
+                    .entrypoint()
+                    .into_std_path_buf(),
             };
             crate::index_fix::run(&file, global.json)
         }
@@ -102,11 +106,11 @@ fn default_index(global: &GlobalArgs) -> anyhow::Result<PathBuf> {
     if !path.exists() {
         bail!(
             "no MEMORY.md in {} (the auto memory folder of {}); give a FILE, --project or --memory-dir",
-            resolution.auto_mem_path.display(),
-            resolution.project.canonical.display()
+            resolution.auto_mem_path,
+            resolution.project.canonical
         );
     }
-    Ok(path)
+    Ok(path.into_std_path_buf())
 }
 
 /// Reads an index file's bytes, at most [`MAX_INDEX_READ_BYTES`], refusing

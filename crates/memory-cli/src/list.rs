@@ -21,7 +21,7 @@ struct ListJson {
 pub(crate) fn run(global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let project = global.project()?;
     let resolution = project.resolution();
-    let dir = &resolution.auto_mem_path;
+    let dir = resolution.auto_mem_path.as_std_path();
     let scan = match scan_memory_dir(dir, &ScanOptions::default(), &CancelToken::new()) {
         Ok(scan) => scan,
         Err(e) if e.is_not_found() => {

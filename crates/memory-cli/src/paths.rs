@@ -84,7 +84,11 @@ pub(crate) fn run(args: &PathsArgs, global: &GlobalArgs) -> anyhow::Result<Outco
 fn team_folder(given: Option<&Path>, global: &GlobalArgs) -> anyhow::Result<PathBuf> {
     match given {
         Some(dir) => Ok(dir.to_owned()),
-        None => Ok(global.project()?.resolution().team_mem_path()),
+        None => Ok(global
+            .project()?
+            .resolution()
+            .team_mem_path()
+            .into_std_path_buf()),
     }
 }
 
@@ -154,7 +158,7 @@ struct PathsJson {
 
 impl PathsJson {
     fn new(r: &Resolution) -> Self {
-        let text = |p: &Path| p.display().to_string();
+        let text = |p: &camino::Utf8Path| p.to_string();
         PathsJson {
             enabled: r.enablement.enabled,
             enabled_by: r.enablement.by.to_string(),

@@ -27,7 +27,7 @@
 //!     body: "Use pnpm, never npm.".into(),
 //!     title: None,
 //! })?;
-//! println!("saved {}", saved.path.display());
+//! println!("saved {}", saved.path);
 //! # Ok::<(), memdir_ops::OpsError>(())
 //! ```
 

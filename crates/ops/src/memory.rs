@@ -3,7 +3,9 @@
 //! writes (topic file, then its index line; on delete the file, then the
 //! line), all under the folder's lock.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use camino::Utf8PathBuf;
 use std::time::Duration;
 
 use memdir_entrypoint::{ENTRYPOINT_NAME, IndexEntry, find_entry, remove_entry, upsert_entry};
@@ -50,9 +52,9 @@ pub struct MemoryChange {
 #[non_exhaustive]
 pub struct Saved {
     /// The memory file.
-    pub path: PathBuf,
+    pub path: Utf8PathBuf,
     /// The index that links to it.
-    pub index_path: PathBuf,
+    pub index_path: Utf8PathBuf,
     /// Other memories that had lost their index line to an interrupted
     /// write and got it back in the same index write.
     pub repaired: Vec<String>,
@@ -68,7 +70,7 @@ pub struct Deleted {
     /// How many index lines linking to it were removed.
     pub index_lines_removed: usize,
     /// Where it was.
-    pub path: PathBuf,
+    pub path: Utf8PathBuf,
 }
 
 impl Project {
@@ -108,7 +110,7 @@ impl Project {
             file: file.clone(),
             hook: description,
         };
-        let folder = MemoryFolder::create(&folder_path)?;
+        let folder = MemoryFolder::create(folder_path.as_std_path())?;
         let lock = folder.lock(self.lock_timeout())?;
         let repair = match scope {
             Scope::Private => Repair::Orphans,
@@ -128,8 +130,8 @@ impl Project {
             );
         }
         Ok(Saved {
-            path: folder.join(&file),
-            index_path: folder.join(ENTRYPOINT_NAME),
+            path: folder_path.join(&file),
+            index_path: folder_path.join(ENTRYPOINT_NAME),
             repaired: added.repaired,
         })
     }
@@ -163,7 +165,7 @@ impl Project {
         if scope == Scope::Team && change.memory_type == Some(MemoryType::User) {
             return Err(OpsError::NotShareable);
         }
-        let folder = MemoryFolder::open(&folder_path)?;
+        let folder = MemoryFolder::open(folder_path.as_std_path())?;
         let lock = folder.lock(self.lock_timeout())?;
         let original = read_text(&lock, &file)?;
         let parsed = parse_memory_str(&original);
@@ -207,8 +209,8 @@ impl Project {
             lock.write(ENTRYPOINT_NAME, next.as_bytes())?;
         }
         Ok(Saved {
-            path: folder.join(&file),
-            index_path: folder.join(ENTRYPOINT_NAME),
+            path: folder_path.join(&file),
+            index_path: folder_path.join(ENTRYPOINT_NAME),
             repaired: Vec::new(),
         })
     }
@@ -220,14 +222,14 @@ impl Project {
     pub fn delete_memory(&self, scope: Scope, name: &str) -> Result<Deleted, OpsError> {
         let folder_path = self.folder(scope)?;
         let file = memory_file_name(name)?;
-        let folder = MemoryFolder::open(&folder_path)?;
+        let folder = MemoryFolder::open(folder_path.as_std_path())?;
         let lock = folder.lock(self.lock_timeout())?;
         let file_removed = lock.remove_file(&file)?;
         let index = lock.read_index()?;
         let (next, index_lines_removed) = remove_entry(&index, &file);
         if !file_removed && index_lines_removed == 0 {
             return Err(OpsError::NotFound {
-                folder: folder_path,
+                folder: folder_path.into_std_path_buf(),
                 file,
             });
         }
@@ -237,7 +239,7 @@ impl Project {
         Ok(Deleted {
             file_removed,
             index_lines_removed,
-            path: folder.join(&file),
+            path: folder_path.join(&file),
         })
     }
 }

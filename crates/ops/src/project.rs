@@ -1,10 +1,11 @@
 //! Opening a project: resolving where its memory lives, once, from an
 //! environment snapshot and the caller's explicit choices.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use camino::Utf8PathBuf;
 use memdir_paths::{Environment, PathResolver, PathsError, Resolution};
 
 use crate::OpsError;
@@ -52,7 +53,7 @@ impl Project {
             None => std::env::current_dir().map_err(OpsError::WorkingDirectory)?,
         };
         if let Some(file) = &options.settings_file {
-            memdir_memtypes::read_regular_file(file, memdir_paths::MAX_SETTINGS_BYTES)
+            memdir_memtypes::read_regular_file(file, memdir_settings::MAX_SETTINGS_BYTES)
                 .map_err(OpsError::SettingsFile)?;
         }
         let resolver = PathResolver::new(env.clone())
@@ -92,17 +93,12 @@ impl Project {
     }
 
     /// The folder of `scope`; the team folder only when team memory is on.
-    pub fn folder(&self, scope: Scope) -> Result<PathBuf, OpsError> {
+    pub fn folder(&self, scope: Scope) -> Result<Utf8PathBuf, OpsError> {
         match scope {
-            Scope::Private => {
-                let auto: &Path = self.resolution.auto_mem_path.as_ref();
-                Ok(auto.to_path_buf())
-            }
+            Scope::Private => Ok(self.resolution.auto_mem_path.clone()),
             Scope::Team => {
                 self.require_team()?;
-                let team = self.resolution.team_mem_path();
-                let team: &Path = team.as_ref();
-                Ok(team.to_path_buf())
+                Ok(self.resolution.team_mem_path())
             }
         }
     }

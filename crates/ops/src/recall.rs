@@ -61,8 +61,12 @@ impl Project {
             selector: client.as_ref().map_or(Selector::Local, Selector::Model),
         };
         let folder = self.folder(crate::Scope::Private)?;
-        let recall =
-            find_relevant_memories(&request.query, &folder, &CancelToken::new(), &options)?;
+        let recall = find_relevant_memories(
+            &request.query,
+            folder.as_std_path(),
+            &CancelToken::new(),
+            &options,
+        )?;
         Ok(RecallOutcome { recall, notes })
     }
 

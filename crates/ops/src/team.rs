@@ -1,7 +1,7 @@
 //! A team sync client built from a project's resolution: the server URL
 //! under the settings trust policy, the token, the repository.
 
-use memdir_paths::{Settings, SettingsLocations, SettingsSource};
+use memdir_settings::SettingsSource;
 use memdir_teamsync::{Client, repo_from_git_config};
 
 use crate::{OpsError, Project, Scope};
@@ -34,9 +34,11 @@ impl Project {
         let repo = overrides
             .repo
             .clone()
-            .or_else(|| repo_from_git_config(resolution.project.work_tree.as_ref()));
+            .or_else(|| repo_from_git_config(resolution.project.work_tree.as_std_path()));
         let token = self.env().var(ENV_TEAM_TOKEN).map(str::to_owned);
-        Ok(Client::new(url, team_dir).with_token(token).with_repo(repo))
+        Ok(Client::new(url, team_dir.into_std_path_buf())
+            .with_token(token)
+            .with_repo(repo))
     }
 
     fn team_url(&self, overrides: &TeamOverrides) -> Option<String> {
@@ -48,13 +50,10 @@ impl Project {
         {
             return Some(url);
         }
-        let resolution = self.resolution();
-        let locations = SettingsLocations::standard(
-            resolution.base.as_ref(),
-            resolution.project.work_tree.as_ref(),
-            None,
-        );
-        Settings::load(&locations)
+        // The settings the resolution read: every source, the caller's
+        // settings file and the managed one included, read once.
+        self.resolution()
+            .settings
             .find("teamMemory", SettingsSource::is_trusted)
             .and_then(|(_, v)| v.get("url")?.as_str().map(str::to_owned))
     }

@@ -2,12 +2,16 @@
 //! that resolution is a pure function of its inputs and testable.
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 /// Environment variables and the home folder, as resolution sees them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Environment {
     vars: BTreeMap<String, String>,
+    /// Variables whose value is not UTF-8, kept so that resolution can
+    /// refuse or warn about them by name instead of taking them as unset.
+    not_utf8: BTreeMap<String, OsString>,
     home: Option<PathBuf>,
 }
 
@@ -18,26 +22,57 @@ impl Environment {
         Environment::default()
     }
 
-    /// The current process's environment. Variables whose name or value is
-    /// not UTF-8 are left out; the home folder is `$HOME`, or the platform's
-    /// idea of it when `$HOME` is unset or empty.
+    /// The current process's environment. Variables whose name is not
+    /// UTF-8 are left out; one whose value is not is kept apart
+    /// ([`Environment::not_utf8_var`]); the home folder is `$HOME`, or the
+    /// platform's idea of it when `$HOME` is unset or empty.
     #[must_use]
     pub fn from_process() -> Self {
-        let vars = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
-        let home = std::env::var_os("HOME")
+        let mut env = Environment::new();
+        for (key, value) in std::env::vars_os() {
+            if let Ok(key) = key.into_string() {
+                env = env.with_var_os(key, value);
+            }
+        }
+        env.home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from)
             .or_else(std::env::home_dir);
-        Environment { vars, home }
+        env
     }
 
     /// Sets a variable.
     #[must_use]
     pub fn with_var(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.vars.insert(key.into(), value.into());
+        let key = key.into();
+        self.not_utf8.remove(&key);
+        self.vars.insert(key, value.into());
         self
+    }
+
+    /// Sets a variable to a value that may not be UTF-8, as the process
+    /// environment can hold.
+    #[must_use]
+    pub fn with_var_os(mut self, key: impl Into<String>, value: impl Into<OsString>) -> Self {
+        let key = key.into();
+        match value.into().into_string() {
+            Ok(value) => {
+                self.not_utf8.remove(&key);
+                self.vars.insert(key, value);
+            }
+            Err(value) => {
+                self.vars.remove(&key);
+                self.not_utf8.insert(key, value);
+            }
+        }
+        self
+    }
+
+    /// The value of a variable that is set to something not UTF-8, which
+    /// [`Environment::var`] does not give.
+    #[must_use]
+    pub fn not_utf8_var(&self, key: &str) -> Option<&OsStr> {
+        self.not_utf8.get(key).map(OsString::as_os_str)
     }
 
     /// Sets the home folder.
@@ -80,5 +115,26 @@ impl Environment {
                 "1" | "true" | "yes" | "on"
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_value_that_is_not_utf8_is_kept_apart_not_dropped() {
+        use std::os::unix::ffi::OsStrExt;
+        let bad = OsStr::from_bytes(b"/x\xff");
+        let env = Environment::new()
+            .with_var_os("A", bad)
+            .with_var_os("B", "ok");
+        assert_eq!((env.var("A"), env.not_utf8_var("A")), (None, Some(bad)));
+        assert_eq!((env.var("B"), env.not_utf8_var("B")), (Some("ok"), None));
+        // Setting a variable again replaces whichever kind it was.
+        let env = env.with_var("A", "fine").with_var_os("B", bad);
+        assert_eq!((env.var("A"), env.not_utf8_var("A")), (Some("fine"), None));
+        assert_eq!((env.var("B"), env.not_utf8_var("B")), (None, Some(bad)));
     }
 }

@@ -5,7 +5,16 @@
 //! - [`PathResolver`] resolves a project once ([`Resolution`]): whether auto
 //!   memory is on and which rule decided ([`Enablement`]), the memory base,
 //!   the auto memory folder and its source, team memory, the daily log.
-//!   Its inputs are an [`Environment`] snapshot and [`Settings`] files.
+//!   Its inputs are an [`Environment`] snapshot and the settings files,
+//!   which it reads once through `memdir-settings` and keeps in
+//!   [`Resolution::settings`].
+//! - Every path a resolution gives out (the base, the auto memory and team
+//!   folders, the project roots, the daily log) is a `camino::Utf8PathBuf`,
+//!   because models and JSON output see them as text. A project folder,
+//!   `CLAUDE_CONFIG_DIR`, home folder or `--memory-dir` that is not UTF-8
+//!   is [`PathsError::NotUtf8`] naming it ([`PathOrigin`]), never a lossy
+//!   spelling; an environment or settings override that is not is warned
+//!   about and skipped, as any invalid override is.
 //! - [`find_project_roots`] — the canonical git root, shared by all
 //!   worktrees of a repository, found by reading git's files, spelled
 //!   without Windows' verbatim prefix ([`strip_verbatim_prefix`]).
@@ -44,7 +53,6 @@ mod canonical;
 mod env;
 mod resolve;
 mod root;
-mod settings;
 mod slug;
 mod traversal;
 mod validate;
@@ -58,10 +66,6 @@ pub use resolve::{
     memory_base, today_local,
 };
 pub use root::{ProjectRoots, RootKind, find_project_roots, git_common_dir, git_config_value};
-pub use settings::{
-    MAX_SETTINGS_BYTES, Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning,
-    managed_settings_path,
-};
 pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
 pub use traversal::{
     PathTraversalError, TraversalReason, realpath_deepest_existing, validate_team_mem_key,
@@ -91,4 +95,49 @@ pub enum PathsError {
     /// The explicit memory folder failed validation.
     #[error(transparent)]
     InvalidMemoryDir(#[from] InvalidMemoryPath),
+    /// A path that resolution would give out (to a model, in JSON) is not
+    /// valid UTF-8. It is refused rather than changed: a lossy spelling
+    /// would name another folder.
+    #[error("{what} {} is not valid UTF-8", path.display())]
+    NotUtf8 {
+        /// Which path it is.
+        what: PathOrigin,
+        /// The path, exactly.
+        path: PathBuf,
+    },
+}
+
+/// Which path of a resolution was not valid UTF-8
+/// ([`PathsError::NotUtf8`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathOrigin {
+    /// The working tree of the project (the working directory outside
+    /// git).
+    ProjectFolder,
+    /// The canonical project root that git's files lead to.
+    ProjectRoot,
+    /// `CLAUDE_CONFIG_DIR`.
+    ConfigDir,
+    /// The home folder, under which the memory base `~/.claude` would be.
+    Home,
+    /// The explicit memory folder (`--memory-dir`).
+    MemoryDir,
+}
+
+impl std::fmt::Display for PathOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PathOrigin::ProjectFolder => "project folder",
+            PathOrigin::ProjectRoot => "project root",
+            PathOrigin::ConfigDir => "CLAUDE_CONFIG_DIR",
+            PathOrigin::Home => "home folder",
+            PathOrigin::MemoryDir => "--memory-dir",
+        })
+    }
+}
+
+/// `path` as UTF-8, or [`PathsError::NotUtf8`] naming it as `what`.
+fn utf8(path: PathBuf, what: PathOrigin) -> Result<camino::Utf8PathBuf, PathsError> {
+    camino::Utf8PathBuf::from_path_buf(path).map_err(|path| PathsError::NotUtf8 { what, path })
 }

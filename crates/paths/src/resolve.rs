@@ -7,12 +7,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use camino::{Utf8Path, Utf8PathBuf};
 use memdir_memtypes::ENTRYPOINT_NAME;
+use memdir_settings::{Settings, SettingsLocations, SettingsSource};
 use serde_json::Value;
 
 use crate::{
-    Environment, PathsError, ProjectRoots, Settings, SettingsLocations, SettingsSource,
-    find_project_roots, project_slug, validate_memory_path, validate_project_dir_name,
+    Environment, PathOrigin, PathsError, ProjectRoots, find_project_roots, project_slug, utf8,
+    validate_memory_path, validate_project_dir_name,
 };
 
 /// Turns auto memory off (`1`, `true`) or forces it on (`0`, `false`).
@@ -112,13 +114,20 @@ pub fn auto_memory_enabled(
 }
 
 /// The memory base folder (R4.2): `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-pub fn memory_base(env: &Environment) -> Result<PathBuf, PathsError> {
-    if let Some(dir) = env.var(ENV_CONFIG_DIR) {
-        return Ok(PathBuf::from(dir));
+/// Either one not valid UTF-8 is [`PathsError::NotUtf8`], never a lossy
+/// spelling or a silent fall-back.
+pub fn memory_base(env: &Environment) -> Result<Utf8PathBuf, PathsError> {
+    if let Some(dir) = env.not_utf8_var(ENV_CONFIG_DIR) {
+        return Err(PathsError::NotUtf8 {
+            what: PathOrigin::ConfigDir,
+            path: PathBuf::from(dir),
+        });
     }
-    env.home()
-        .map(|h| h.join(".claude"))
-        .ok_or(PathsError::NoHome)
+    if let Some(dir) = env.var(ENV_CONFIG_DIR) {
+        return Ok(Utf8PathBuf::from(dir));
+    }
+    let home = env.home().ok_or(PathsError::NoHome)?;
+    utf8(home.join(".claude"), PathOrigin::Home)
 }
 
 /// What chose the auto memory folder (R4.3).
@@ -182,43 +191,47 @@ pub struct Resolution {
     /// The project's roots.
     pub project: ProjectRoots,
     /// The memory base folder.
-    pub base: PathBuf,
+    pub base: Utf8PathBuf,
     /// Whether auto memory is on, and why.
     pub enablement: Enablement,
     /// The auto memory folder, ending with a path separator.
-    pub auto_mem_path: PathBuf,
+    pub auto_mem_path: Utf8PathBuf,
     /// What chose it.
     pub auto_mem_path_source: AutoMemPathSource,
     /// Whether team memory is on.
     pub team_enabled: bool,
     /// Why team memory is on or off.
     pub team_enabled_by: TeamEnabledBy,
-    /// Settings and overrides that were ignored, one line each.
+    /// The settings files read for this project, with their warnings:
+    /// callers look keys up here rather than reading the files again.
+    pub settings: Settings,
+    /// Settings and overrides that were ignored, one line each (the
+    /// settings files' warnings first).
     pub warnings: Vec<String>,
 }
 
 impl Resolution {
     /// `<auto>/MEMORY.md`.
     #[must_use]
-    pub fn entrypoint(&self) -> PathBuf {
+    pub fn entrypoint(&self) -> Utf8PathBuf {
         self.auto_mem_path.join(ENTRYPOINT_NAME)
     }
 
     /// The team folder `<auto>/team/`, ending with a path separator.
     #[must_use]
-    pub fn team_mem_path(&self) -> PathBuf {
+    pub fn team_mem_path(&self) -> Utf8PathBuf {
         with_separator(self.auto_mem_path.join("team"))
     }
 
     /// The team index `<auto>/team/MEMORY.md`.
     #[must_use]
-    pub fn team_entrypoint(&self) -> PathBuf {
+    pub fn team_entrypoint(&self) -> Utf8PathBuf {
         self.auto_mem_path.join("team").join(ENTRYPOINT_NAME)
     }
 
     /// The daily log of `date` (R4.7).
     #[must_use]
-    pub fn daily_log_path(&self, date: jiff::civil::Date) -> PathBuf {
+    pub fn daily_log_path(&self, date: jiff::civil::Date) -> Utf8PathBuf {
         daily_log_path(&self.auto_mem_path, date)
     }
 }
@@ -226,12 +239,12 @@ impl Resolution {
 /// `<auto>/logs/YYYY/MM/YYYY-MM-DD.md` (R4.7).
 ///
 /// ```
-/// use std::path::Path;
+/// use camino::Utf8Path;
 /// let date = jiff::civil::date(2026, 3, 5);
-/// assert_eq!(memdir_paths::daily_log_path(Path::new("/m/"), date), Path::new("/m/logs/2026/03/2026-03-05.md"));
+/// assert_eq!(memdir_paths::daily_log_path(Utf8Path::new("/m/"), date), Utf8Path::new("/m/logs/2026/03/2026-03-05.md"));
 /// ```
 #[must_use]
-pub fn daily_log_path(auto_mem_path: &Path, date: jiff::civil::Date) -> PathBuf {
+pub fn daily_log_path(auto_mem_path: &Utf8Path, date: jiff::civil::Date) -> Utf8PathBuf {
     auto_mem_path
         .join("logs")
         .join(format!("{:04}", date.year()))
@@ -245,12 +258,12 @@ pub fn today_local() -> jiff::civil::Date {
     jiff::ZonedDateTime::now().date()
 }
 
-fn with_separator(path: PathBuf) -> PathBuf {
-    let mut s = path.into_os_string();
-    if !s.to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
-        s.push(std::path::MAIN_SEPARATOR_STR);
+fn with_separator(path: Utf8PathBuf) -> Utf8PathBuf {
+    let mut s = path.into_string();
+    if !s.ends_with(std::path::MAIN_SEPARATOR) {
+        s.push(std::path::MAIN_SEPARATOR);
     }
-    PathBuf::from(s)
+    Utf8PathBuf::from(s)
 }
 
 /// Resolves paths for projects, reading the environment and settings, and
@@ -261,7 +274,7 @@ pub struct PathResolver {
     settings_file: Option<PathBuf>,
     managed_settings: Option<PathBuf>,
     explicit_memory_dir: Option<PathBuf>,
-    cache: Mutex<HashMap<PathBuf, Arc<Resolution>>>,
+    cache: Mutex<HashMap<Utf8PathBuf, Arc<Resolution>>>,
 }
 
 impl PathResolver {
@@ -270,7 +283,7 @@ impl PathResolver {
     pub fn new(env: Environment) -> Self {
         PathResolver {
             env,
-            managed_settings: Some(crate::managed_settings_path()),
+            managed_settings: Some(memdir_settings::managed_settings_path()),
             ..Self::default()
         }
     }
@@ -291,7 +304,8 @@ impl PathResolver {
 
     /// Uses `dir` as the auto memory folder, skipping R4.3
     /// (`memdir --memory-dir`). A relative `dir` is taken relative to the
-    /// working directory; the folder must still pass R4.6.
+    /// working directory; the folder must still pass R4.6, and be valid
+    /// UTF-8 ([`PathsError::NotUtf8`]).
     #[must_use]
     pub fn with_memory_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.explicit_memory_dir = dir;
@@ -316,8 +330,11 @@ impl PathResolver {
     fn compute(&self, project: ProjectRoots) -> Result<Resolution, PathsError> {
         let env = &self.env;
         let base = memory_base(env)?;
-        let mut locations =
-            SettingsLocations::standard(&base, &project.work_tree, self.settings_file.clone());
+        let mut locations = SettingsLocations::standard(
+            base.as_std_path(),
+            project.work_tree.as_std_path(),
+            self.settings_file.clone(),
+        );
         locations.managed.clone_from(&self.managed_settings);
         let settings = Settings::load(&locations);
         let mut warnings: Vec<String> = settings.warnings.iter().map(ToString::to_string).collect();
@@ -330,9 +347,9 @@ impl PathResolver {
                         path: dir.clone(),
                         source,
                     })?;
-                let raw = absolute.to_string_lossy();
+                let absolute = utf8(absolute, PathOrigin::MemoryDir)?;
                 (
-                    validate_memory_path(&raw, false, env.home())?,
+                    validate_memory_path(absolute.as_str(), false, env.home())?,
                     AutoMemPathSource::Explicit,
                 )
             }
@@ -348,6 +365,7 @@ impl PathResolver {
             auto_mem_path_source,
             team_enabled,
             team_enabled_by,
+            settings,
             warnings,
         })
     }
@@ -360,10 +378,16 @@ impl PathResolver {
 fn auto_mem_path(
     env: &Environment,
     settings: &Settings,
-    base: &Path,
+    base: &Utf8Path,
     project: &ProjectRoots,
     warnings: &mut Vec<String>,
-) -> (PathBuf, AutoMemPathSource) {
+) -> (Utf8PathBuf, AutoMemPathSource) {
+    if let Some(raw) = env.not_utf8_var(ENV_MEMORY_PATH_OVERRIDE) {
+        warnings.push(format!(
+            "{ENV_MEMORY_PATH_OVERRIDE}: {} is not valid UTF-8; ignored",
+            Path::new(raw).display()
+        ));
+    }
     if let Some(raw) = env.var(ENV_MEMORY_PATH_OVERRIDE) {
         match validate_memory_path(raw, false, env.home()) {
             Ok(path) => return (path, AutoMemPathSource::Env),
@@ -394,7 +418,7 @@ fn auto_mem_path(
     if let Some(path) = project_dir_name_path(env, base, warnings) {
         return (path, AutoMemPathSource::ProjectDirName);
     }
-    let slug = project_slug(&project.canonical.to_string_lossy());
+    let slug = project_slug(project.canonical.as_str());
     (
         with_separator(base.join("projects").join(slug).join("memory")),
         AutoMemPathSource::Default,
@@ -407,9 +431,16 @@ fn auto_mem_path(
 /// sanitised project root names the folder instead.
 fn project_dir_name_path(
     env: &Environment,
-    base: &Path,
+    base: &Utf8Path,
     warnings: &mut Vec<String>,
-) -> Option<PathBuf> {
+) -> Option<Utf8PathBuf> {
+    if let Some(raw) = env.not_utf8_var(ENV_PROJECT_DIR_NAME) {
+        warnings.push(format!(
+            "{ENV_PROJECT_DIR_NAME}: {} is not valid UTF-8; ignored",
+            Path::new(raw).display()
+        ));
+        return None;
+    }
     let raw = env.raw_var(ENV_PROJECT_DIR_NAME)?;
     if env.var(ENV_CONFIG_DIR).is_none() {
         if raw.is_empty() {
@@ -430,7 +461,7 @@ fn project_dir_name_path(
         }
     };
     let path = base.join("projects").join(name).join("memory");
-    match validate_memory_path(&path.to_string_lossy(), false, env.home()) {
+    match validate_memory_path(path.as_str(), false, env.home()) {
         Ok(path) => Some(path),
         Err(e) => {
             warnings.push(format!("{ENV_PROJECT_DIR_NAME}: {e}; ignored"));

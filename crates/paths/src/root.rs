@@ -8,8 +8,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::PathsError;
+use camino::Utf8PathBuf;
+
 use crate::canonical::canonicalize;
+use crate::{PathOrigin, PathsError, utf8};
 
 /// What kind of folder the project is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,18 +35,19 @@ pub enum RootKind {
 pub struct ProjectRoots {
     /// The top of the working tree the working directory is in. Project
     /// settings (`.claude/settings*.json`) are read from here.
-    pub work_tree: PathBuf,
+    pub work_tree: Utf8PathBuf,
     /// The canonical root that names the memory folder: the main
     /// repository's working tree for a linked worktree, the bare repository
     /// for worktrees of a bare one, the working directory outside git.
-    pub canonical: PathBuf,
+    pub canonical: Utf8PathBuf,
     /// What kind of folder it is.
     pub kind: RootKind,
 }
 
 /// Finds the project roots for a working directory. Symbolic links in
 /// `cwd` are resolved first, as the operating system reports the working
-/// directory physically.
+/// directory physically. A root that is not valid UTF-8 is
+/// [`PathsError::NotUtf8`].
 pub fn find_project_roots(cwd: &Path) -> Result<ProjectRoots, PathsError> {
     let start = canonicalize(cwd).map_err(|source| PathsError::ProjectDir {
         path: cwd.to_owned(),
@@ -54,25 +57,25 @@ pub fn find_project_roots(cwd: &Path) -> Result<ProjectRoots, PathsError> {
         let dot_git = dir.join(".git");
         if let Ok(meta) = fs::metadata(&dot_git) {
             if meta.is_dir() {
-                return Ok(roots(dir, dir, RootKind::Repository));
+                return roots(dir, dir, RootKind::Repository);
             }
             if meta.is_file() {
-                return Ok(from_git_file(dir, &dot_git));
+                return from_git_file(dir, &dot_git);
             }
         }
         if is_git_dir(dir) {
-            return Ok(roots(dir, &main_root_from_common(dir), RootKind::Bare));
+            return roots(dir, &main_root_from_common(dir), RootKind::Bare);
         }
     }
-    Ok(roots(&start, &start, RootKind::NotGit))
+    roots(&start, &start, RootKind::NotGit)
 }
 
-fn roots(work_tree: &Path, canonical: &Path, kind: RootKind) -> ProjectRoots {
-    ProjectRoots {
-        work_tree: work_tree.to_owned(),
-        canonical: canonical.to_owned(),
+fn roots(work_tree: &Path, canonical: &Path, kind: RootKind) -> Result<ProjectRoots, PathsError> {
+    Ok(ProjectRoots {
+        work_tree: utf8(work_tree.to_owned(), PathOrigin::ProjectFolder)?,
+        canonical: utf8(canonical.to_owned(), PathOrigin::ProjectRoot)?,
         kind,
-    }
+    })
 }
 
 /// Whether `dir` is itself a git directory (bare repository or `.git`).
@@ -114,7 +117,7 @@ pub fn git_common_dir(work_tree: &Path) -> Option<PathBuf> {
 /// Follows a `.git` file. A file that cannot be read or understood leaves
 /// its folder as the root: the user is evidently in a working tree, and
 /// nothing better is known.
-fn from_git_file(work_tree: &Path, dot_git: &Path) -> ProjectRoots {
+fn from_git_file(work_tree: &Path, dot_git: &Path) -> Result<ProjectRoots, PathsError> {
     match follow_git_file(work_tree, dot_git) {
         Some((_, Some(common))) => roots(
             work_tree,
@@ -214,7 +217,7 @@ mod tests {
         let real = |p: &Path| canonicalize(p).unwrap();
         assert_eq!(
             r,
-            roots(&real(work_tree), &real(canonical), kind),
+            roots(&real(work_tree), &real(canonical), kind).unwrap(),
             "from {}",
             cwd.display()
         );

@@ -6,6 +6,8 @@
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
+use camino::Utf8PathBuf;
+
 /// Why a configured memory path was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("memory path {raw:?} rejected: {reason}")]
@@ -37,6 +39,9 @@ pub enum MemoryPathReason {
     HomeOrAncestor,
     /// The path starts with `~/` but the home folder is unknown.
     NoHome,
+    /// The path starts with `~/` and the home folder is not valid UTF-8,
+    /// so the expanded path could not be shown or written exactly.
+    HomeNotUtf8,
 }
 
 impl fmt::Display for MemoryPathReason {
@@ -50,6 +55,9 @@ impl fmt::Display for MemoryPathReason {
             MemoryPathReason::Unc => "it is a UNC network path",
             MemoryPathReason::HomeOrAncestor => "it is the home folder or one of its ancestors",
             MemoryPathReason::NoHome => "it starts with ~/ but the home folder is unknown",
+            MemoryPathReason::HomeNotUtf8 => {
+                "it starts with ~/ but the home folder is not valid UTF-8"
+            }
         })
     }
 }
@@ -74,7 +82,7 @@ pub fn validate_memory_path(
     raw: &str,
     expand_tilde: bool,
     home: Option<&Path>,
-) -> Result<PathBuf, InvalidMemoryPath> {
+) -> Result<Utf8PathBuf, InvalidMemoryPath> {
     let reject = |reason| {
         Err(InvalidMemoryPath {
             raw: raw.to_owned(),
@@ -112,9 +120,13 @@ pub fn validate_memory_path(
     {
         return reject(MemoryPathReason::HomeOrAncestor);
     }
-    let mut with_separator = normalized.into_os_string();
-    with_separator.push(std::path::MAIN_SEPARATOR_STR);
-    Ok(PathBuf::from(with_separator))
+    // Only `home` can bring bytes that are not UTF-8: `raw` is text.
+    let Ok(normalized) = Utf8PathBuf::from_path_buf(normalized) else {
+        return reject(MemoryPathReason::HomeNotUtf8);
+    };
+    let mut with_separator = normalized.into_string();
+    with_separator.push(std::path::MAIN_SEPARATOR);
+    Ok(Utf8PathBuf::from(with_separator))
 }
 
 /// The longest project folder name accepted, in bytes: what one path
@@ -271,7 +283,7 @@ mod tests {
     fn check(raw: &str, expected: Result<&str, MemoryPathReason>) {
         let got = validate_memory_path(raw, true, Some(Path::new("/home/me")));
         match expected {
-            Ok(path) => assert_eq!(got, Ok(PathBuf::from(path)), "{raw:?}"),
+            Ok(path) => assert_eq!(got, Ok(Utf8PathBuf::from(path)), "{raw:?}"),
             Err(reason) => assert_eq!(got.map_err(|e| e.reason), Err(reason), "{raw:?}"),
         }
     }
@@ -380,6 +392,20 @@ mod tests {
         let message = validate_project_dir_name(&long).unwrap_err().to_string();
         assert!(message.len() < 200, "{message}");
         assert!(message.contains("(10000 bytes)"), "{message}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_home_folder_that_is_not_utf8_expands_to_an_error() {
+        use std::os::unix::ffi::OsStrExt;
+        let home = Path::new(std::ffi::OsStr::from_bytes(b"/home/m\xff"));
+        let err = validate_memory_path("~/memory", true, Some(home)).unwrap_err();
+        assert_eq!(err.reason, MemoryPathReason::HomeNotUtf8);
+        // Without `~` the home folder is only compared with, never joined.
+        assert_eq!(
+            validate_memory_path("/srv/memory", true, Some(home)),
+            Ok(Utf8PathBuf::from("/srv/memory/"))
+        );
     }
 
     #[test]

@@ -283,3 +283,55 @@ fn a_missing_project_folder_is_a_clear_error() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_project_folder_that_is_not_utf8_is_refused_by_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let w = world();
+    let bad = w.project.join(std::ffi::OsStr::from_bytes(b"proj\xff"));
+    fs::create_dir(&bad).unwrap();
+    let out = memdir_in(
+        &bad,
+        &[("HOME", w.home.to_str().unwrap())],
+        ["paths", "--json"],
+    );
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "project folder {} is not valid UTF-8",
+            bad.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_team_url_comes_from_trusted_settings_only() {
+    let w = world();
+    let claude = w.project.join(".claude");
+    fs::create_dir_all(&claude).unwrap();
+    fs::write(
+        claude.join("settings.json"),
+        r#"{"teamMemoryEnabled": true, "teamMemory": {"url": "http://127.0.0.1:9"}}"#,
+    )
+    .unwrap();
+    let out = w.run(&["team", "status"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("no team server is configured"),
+        "{}",
+        stderr(&out)
+    );
+    // The same key in a trusted file (here `--settings`) is used: the
+    // command gets past choosing a server.
+    let flag = w.home.join("flag.json");
+    fs::write(&flag, r#"{"teamMemory": {"url": "http://127.0.0.1:9"}}"#).unwrap();
+    let out = w.run(&["--settings", flag.to_str().unwrap(), "team", "status"]);
+    assert!(
+        !stderr(&out).contains("no team server is configured"),
+        "{}",
+        stderr(&out)
+    );
+}

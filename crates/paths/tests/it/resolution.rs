@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use memdir_paths::{
-    AutoMemPathSource, EnabledBy, Environment, PathResolver, PathsError, Resolution,
-    SettingsSource, TeamEnabledBy, project_slug,
+    AutoMemPathSource, EnabledBy, Environment, PathResolver, PathsError, Resolution, TeamEnabledBy,
+    project_slug,
 };
+use memdir_settings::SettingsSource;
 
 /// A home folder and a project folder, each in its own temporary folder.
 struct World {
@@ -79,13 +80,13 @@ fn defaults() {
     assert_eq!(r.enablement.by, EnabledBy::Default);
     assert_eq!(r.auto_mem_path, w.default_memory());
     assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Default);
-    assert!(r.auto_mem_path.to_string_lossy().ends_with('/'));
+    assert!(r.auto_mem_path.as_str().ends_with('/'));
     assert_eq!(
         (r.team_enabled, r.team_enabled_by),
         (false, TeamEnabledBy::Default)
     );
     assert_eq!(r.team_mem_path(), w.default_memory().join("team/"));
-    assert!(r.team_mem_path().to_string_lossy().ends_with("/team/"));
+    assert!(r.team_mem_path().as_str().ends_with("/team/"));
     assert_eq!(
         r.team_entrypoint(),
         w.default_memory().join("team/MEMORY.md")
@@ -355,7 +356,10 @@ fn explicit_memory_dir_skips_the_chain_but_not_validation() {
     };
     let r = resolver("/srv/explicit").resolve(&w.project).unwrap();
     assert_eq!(
-        (r.auto_mem_path.clone(), r.auto_mem_path_source),
+        (
+            r.auto_mem_path.clone().into_std_path_buf(),
+            r.auto_mem_path_source
+        ),
         (PathBuf::from("/srv/explicit/"), AutoMemPathSource::Explicit)
     );
     let err = resolver("/").resolve(&w.project).unwrap_err();
@@ -594,6 +598,195 @@ mod project_dir_name {
         assert_eq!(
             r.auto_mem_path_source,
             AutoMemPathSource::Settings(SettingsSource::User)
+        );
+    }
+}
+
+#[test]
+fn the_resolution_carries_the_settings_it_read() {
+    let w = World::new();
+    w.user_settings(r#"{"teamMemory": {"url": "https://user"}}"#)
+        .project_settings(r#"{"teamMemory": {"url": "https://repo"}}"#)
+        .local_settings("{not json");
+    let managed = w.home.join("managed.json");
+    write(&managed, r#"{"autoMemoryEnabled": true}"#);
+    let r = PathResolver::new(w.env())
+        .with_managed_settings(Some(managed.clone()))
+        .resolve(&w.project)
+        .unwrap();
+    let sources: Vec<_> = r.settings.files().iter().map(|f| f.source).collect();
+    assert_eq!(
+        sources,
+        [
+            SettingsSource::User,
+            SettingsSource::Project,
+            SettingsSource::Managed
+        ]
+    );
+    assert_eq!(r.settings.files()[2].path, managed);
+    let (file, value) = r
+        .settings
+        .find("teamMemory", SettingsSource::is_trusted)
+        .unwrap();
+    assert_eq!(
+        (file.source, value["url"].as_str()),
+        (SettingsSource::User, Some("https://user"))
+    );
+    let warned: Vec<_> = r.settings.warnings.iter().map(|w| w.path.clone()).collect();
+    assert_eq!(warned, [w.project.join(".claude/settings.local.json")]);
+    assert_eq!(r.warnings[0], r.settings.warnings[0].to_string());
+}
+
+/// Paths that are not UTF-8 are refused by name, exactly, never spelled
+/// lossily (which would name another folder).
+#[cfg(unix)]
+mod not_utf8 {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    use memdir_paths::{MemoryPathReason, PathOrigin};
+
+    use super::*;
+
+    fn bad(parent: &Path) -> PathBuf {
+        parent.join(OsStr::from_bytes(b"proj\xff"))
+    }
+
+    fn refused(result: Result<Arc<Resolution>, PathsError>, what: PathOrigin, path: &Path) {
+        match result {
+            Err(PathsError::NotUtf8 {
+                what: got,
+                path: got_path,
+            }) => {
+                assert_eq!((got, got_path.as_path()), (what, path));
+                let message = PathsError::NotUtf8 {
+                    what,
+                    path: path.to_owned(),
+                }
+                .to_string();
+                assert!(message.contains("proj\u{fffd}"), "{message}");
+                assert!(message.ends_with("is not valid UTF-8"), "{message}");
+            }
+            other => panic!("expected NotUtf8 {what}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_project_folder() {
+        let w = World::new();
+        let project = bad(&w.project);
+        fs::create_dir(&project).unwrap();
+        let r = PathResolver::new(w.env())
+            .with_managed_settings(None)
+            .resolve(&project);
+        refused(r, PathOrigin::ProjectFolder, &project);
+        let err = PathResolver::new(w.env())
+            .with_managed_settings(None)
+            .resolve(&project)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("project folder {} is not valid UTF-8", project.display())
+        );
+    }
+
+    #[test]
+    fn a_folder_inside_a_utf8_repository_is_fine() {
+        let w = World::new();
+        fs::create_dir_all(w.project.join(".git")).unwrap();
+        let inner = bad(&w.project);
+        fs::create_dir(&inner).unwrap();
+        let r = PathResolver::new(w.env())
+            .with_managed_settings(None)
+            .resolve(&inner)
+            .unwrap();
+        assert_eq!(r.project.work_tree, w.project);
+    }
+
+    #[test]
+    fn a_main_repository_behind_a_linked_worktree() {
+        let w = World::new();
+        let main = bad(&w.home);
+        let wt_git = main.join(".git/worktrees/wt");
+        fs::create_dir_all(&wt_git).unwrap();
+        fs::write(wt_git.join("commondir"), "../..\n").unwrap();
+        // `.git` files are read as text: reach the folder through a link
+        // with a UTF-8 name, which resolving the link then leaves.
+        let link = w.home.join("main-link");
+        std::os::unix::fs::symlink(&main, &link).unwrap();
+        fs::write(
+            w.project.join(".git"),
+            format!("gitdir: {}\n", link.join(".git/worktrees/wt").display()),
+        )
+        .unwrap();
+        let r = PathResolver::new(w.env())
+            .with_managed_settings(None)
+            .resolve(&w.project);
+        refused(r, PathOrigin::ProjectRoot, &main);
+    }
+
+    #[test]
+    fn the_config_dir_the_home_folder_and_the_memory_dir() {
+        let w = World::new();
+        let dir = bad(&w.home);
+        let env = w.env().with_var_os("CLAUDE_CONFIG_DIR", dir.as_os_str());
+        refused(
+            PathResolver::new(env)
+                .with_managed_settings(None)
+                .resolve(&w.project),
+            PathOrigin::ConfigDir,
+            &dir,
+        );
+
+        let env = Environment::new().with_home(&dir);
+        refused(
+            PathResolver::new(env)
+                .with_managed_settings(None)
+                .resolve(&w.project),
+            PathOrigin::Home,
+            &dir.join(".claude"),
+        );
+
+        refused(
+            PathResolver::new(w.env())
+                .with_managed_settings(None)
+                .with_memory_dir(Some(dir.clone()))
+                .resolve(&w.project),
+            PathOrigin::MemoryDir,
+            &dir,
+        );
+    }
+
+    #[test]
+    fn overrides_are_warned_about_and_skipped() {
+        let w = World::new();
+        let home = bad(&w.home);
+        fs::create_dir(&home).unwrap();
+        let base = w.home.join("base");
+        write(
+            &base.join("settings.json"),
+            r#"{"autoMemoryDirectory": "~/mem"}"#,
+        );
+        let env = Environment::new()
+            .with_home(&home)
+            .with_var("CLAUDE_CONFIG_DIR", base.to_str().unwrap())
+            .with_var_os("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", bad(Path::new("/srv")))
+            .with_var_os("CLAUDE_CODE_PROJECT_DIR_NAME", OsStr::from_bytes(b"n\xff"));
+        let r = w.resolve(env);
+        assert_eq!(r.auto_mem_path_source, AutoMemPathSource::Default);
+        assert!(r.auto_mem_path.starts_with(base.join("projects")));
+        assert_eq!(
+            r.warnings,
+            [
+                "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: /srv/proj\u{fffd} is not valid UTF-8; ignored"
+                    .to_owned(),
+                format!(
+                    "{}: autoMemoryDirectory: memory path \"~/mem\" rejected: {}; ignored",
+                    base.join("settings.json").display(),
+                    MemoryPathReason::HomeNotUtf8
+                ),
+                "CLAUDE_CODE_PROJECT_DIR_NAME: n\u{fffd} is not valid UTF-8; ignored".to_owned(),
+            ]
         );
     }
 }

@@ -113,7 +113,7 @@ fn assistant_mode_gives_the_daily_log_prompt_even_with_team_on() {
         // The date may turn over between the two readings.
         let logged = [before, after]
             .iter()
-            .any(|log| text.contains(&format!("`{}`", log.display())));
+            .any(|log| text.contains(&format!("`{log}`")));
         assert!(logged, "{text}");
         assert!(text.contains("/logs/"));
         assert!(text.contains(PRIVATE_LINE));

@@ -1,8 +1,7 @@
-//! The settings files that path resolution reads, read tolerantly: a
-//! missing file is normal, a file that is not a JSON object is a warning
-//! naming the file, then ignored. So is a FIFO, socket or device in a
-//! settings file's place (never waited on) and a file over
-//! [`MAX_SETTINGS_BYTES`].
+//! Reading the settings files, tolerantly: a missing file is normal, a
+//! file that is not a JSON object is a warning naming the file, then
+//! ignored. So is a FIFO, socket or device in a settings file's place
+//! (never waited on) and a file over [`MAX_SETTINGS_BYTES`].
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -124,7 +123,7 @@ impl SettingsLocations {
 }
 
 /// One settings file that was read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingsFile {
     /// Its source.
     pub source: SettingsSource,
@@ -150,7 +149,7 @@ impl fmt::Display for SettingsWarning {
 }
 
 /// All settings files that were read, and what was wrong with them.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {
     /// The files read, lowest precedence first.
     files: Vec<SettingsFile>,
@@ -175,9 +174,9 @@ impl Settings {
                     });
                 }
                 Ok(None) => {}
-                Err(message) => settings.warnings.push(SettingsWarning {
+                Err(unusable) => settings.warnings.push(SettingsWarning {
                     path: path.clone(),
-                    message,
+                    message: format!("{unusable}; ignored"),
                 }),
             }
         }
@@ -215,32 +214,69 @@ impl Settings {
     }
 }
 
-/// Reads a JSON object from `path`: `Ok(None)` when there is no file,
-/// `Err(message)` when it exists but cannot be used.
-fn read_object(path: &Path) -> Result<Option<Map<String, Value>>, String> {
-    let text = match read_regular_file(path, MAX_SETTINGS_BYTES) {
-        Ok(bytes) => bytes,
-        Err(e) if e.is_not_found() => return Ok(None),
-        Err(ReadError::NotAFile { kind, .. }) => {
-            return Err(format!(
-                "cannot read settings (it is {kind}, not a regular file); ignored"
-            ));
+/// Why a settings file that exists cannot be used. The read side turns it
+/// into a warning, the write side into a [`crate::SettingsWriteError`].
+#[derive(Debug)]
+pub(crate) enum Unusable {
+    /// A FIFO, socket, device or folder: `kind` says which.
+    NotAFile(&'static str),
+    /// Over the limit, in bytes.
+    TooLarge(u64),
+    /// Opening or reading failed.
+    Io(std::io::Error),
+    /// Any other failure of the bounded read.
+    Read(ReadError),
+    /// Not JSON.
+    InvalidJson(serde_json::Error),
+    /// JSON, but not an object.
+    NotAnObject,
+}
+
+impl fmt::Display for Unusable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unusable::NotAFile(kind) => {
+                write!(f, "cannot read settings (it is {kind}, not a regular file)")
+            }
+            Unusable::TooLarge(limit) => {
+                write!(f, "cannot read settings (over the {limit}-byte limit)")
+            }
+            Unusable::Io(source) => write!(f, "cannot read settings ({source})"),
+            Unusable::Read(e) => write!(f, "{e}"),
+            Unusable::InvalidJson(e) => write!(f, "settings are not valid JSON ({e})"),
+            Unusable::NotAnObject => f.write_str("settings are not a JSON object"),
         }
-        Err(ReadError::TooLarge { limit, .. }) => {
-            return Err(format!(
-                "cannot read settings (over the {limit}-byte limit); ignored"
-            ));
-        }
-        Err(ReadError::Io { source, .. }) => {
-            return Err(format!("cannot read settings ({source}); ignored"));
-        }
-        Err(e) => return Err(format!("{e}; ignored")),
-    };
-    match serde_json::from_slice::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(Some(map)),
-        Ok(_) => Err("settings are not a JSON object; ignored".to_owned()),
-        Err(e) => Err(format!("settings are not valid JSON ({e}); ignored")),
     }
+}
+
+/// The bytes of the settings file at `path`, read with the bound: `Ok(None)`
+/// when there is no file.
+pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Unusable> {
+    match read_regular_file(path, MAX_SETTINGS_BYTES) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(ReadError::NotAFile { kind, .. }) => Err(Unusable::NotAFile(kind)),
+        Err(ReadError::TooLarge { limit, .. }) => Err(Unusable::TooLarge(limit)),
+        Err(ReadError::Io { source, .. }) => Err(Unusable::Io(source)),
+        Err(e) => Err(Unusable::Read(e)),
+    }
+}
+
+/// The top-level keys of a settings file's text, which must be a JSON
+/// object.
+pub(crate) fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, Unusable> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(Unusable::NotAnObject),
+        Err(e) => Err(Unusable::InvalidJson(e)),
+    }
+}
+
+/// Reads a JSON object from `path`: `Ok(None)` when there is no file.
+fn read_object(path: &Path) -> Result<Option<Map<String, Value>>, Unusable> {
+    read_bytes(path)?
+        .map(|bytes| parse_object(&bytes))
+        .transpose()
 }
 
 #[cfg(test)]
