@@ -7,6 +7,8 @@
 //!   bytes clients send and the requests by method, with a hook that runs
 //!   before chosen requests are forwarded.
 //! - [`dead_url`] names a port nobody listens on, for refused connections.
+//! - [`Folders`] is a temporary home and project folder under one canonical
+//!   root, and [`write_file`] writes a file with its folders.
 //!
 //! ```
 //! use std::io::{Read, Write};
@@ -40,11 +42,13 @@
 mod proxy;
 mod server;
 mod wire;
+mod world;
 
 use std::net::TcpListener;
 
 pub use proxy::Proxy;
 pub use server::{Recorded, Reply, ScriptedServer};
+pub use world::{Folders, write_file};
 
 /// `http://127.0.0.1:<port>` for a port nobody listens on (bound, then
 /// released), so a connection to it is refused.

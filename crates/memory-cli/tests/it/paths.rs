@@ -4,26 +4,22 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use memdir_testkit::Folders;
+
 use crate::{memdir_in, stderr, stdout};
 
 /// A home folder and a project folder in one temporary folder.
-struct World {
-    _tmp: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+struct World(Folders);
+
+impl std::ops::Deref for World {
+    type Target = Folders;
+    fn deref(&self) -> &Folders {
+        &self.0
+    }
 }
 
 fn world() -> World {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(tmp.path()).unwrap();
-    let (home, project) = (root.join("home"), root.join("work/my.app"));
-    fs::create_dir_all(&home).unwrap();
-    fs::create_dir_all(&project).unwrap();
-    World {
-        _tmp: tmp,
-        home,
-        project,
-    }
+    World(Folders::at("home", "work/my.app"))
 }
 
 impl World {

@@ -8,23 +8,23 @@ mod team;
 use std::path::{Path, PathBuf};
 
 use memdir_ops::{Project, ProjectOptions};
+use memdir_testkit::Folders;
 use memdir_paths::Environment;
 
 /// A home, a project and an explicit memory folder, all temporary.
 pub(crate) struct World {
-    pub(crate) root: tempfile::TempDir,
+    folders: Folders,
 }
 
 impl World {
     pub(crate) fn new() -> World {
-        let root = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(root.path().join("home")).unwrap();
-        std::fs::create_dir_all(root.path().join("project")).unwrap();
-        World { root }
+        World {
+            folders: Folders::at("home", "project"),
+        }
     }
 
     pub(crate) fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
+        self.folders.root.join(rel)
     }
 
     pub(crate) fn env(&self) -> Environment {

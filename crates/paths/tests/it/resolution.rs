@@ -10,26 +10,21 @@ use memdir_paths::{
     project_slug,
 };
 use memdir_settings::SettingsSource;
+use memdir_testkit::{Folders, write_file as write};
 
 /// A home folder and a project folder, each in its own temporary folder.
-struct World {
-    _tmp: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+struct World(Folders);
+
+impl std::ops::Deref for World {
+    type Target = Folders;
+    fn deref(&self) -> &Folders {
+        &self.0
+    }
 }
 
 impl World {
     fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(tmp.path()).unwrap();
-        let (home, project) = (root.join("home/me"), root.join("src/app"));
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(&project).unwrap();
-        World {
-            _tmp: tmp,
-            home,
-            project,
-        }
+        World(Folders::new())
     }
 
     fn env(&self) -> Environment {
@@ -65,11 +60,6 @@ impl World {
             self.home.display()
         ))
     }
-}
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
 }
 
 #[test]

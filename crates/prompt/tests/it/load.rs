@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use memdir_paths::{Environment, PathResolver, Resolution, today_local};
+use memdir_testkit::{Folders, write_file};
 use memdir_prompt::{MemoryPrompt, PromptError, PromptMode, PromptOptions, load_memory_prompt};
 
 /// A home, a project and a memory folder, each in one temporary folder.
 struct World {
-    _tmp: tempfile::TempDir,
+    /// Keeps the folders until the world is dropped.
+    _folders: Folders,
     home: PathBuf,
     project: PathBuf,
     memory: PathBuf,
@@ -18,16 +20,12 @@ struct World {
 
 impl World {
     fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(tmp.path()).unwrap();
-        let (home, project) = (root.join("home/me"), root.join("src/app"));
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(&project).unwrap();
+        let folders = Folders::new();
         World {
-            _tmp: tmp,
-            home,
-            project,
-            memory: root.join("memory"),
+            home: folders.home.clone(),
+            project: folders.project.clone(),
+            memory: folders.root.join("memory"),
+            _folders: folders,
         }
     }
 
@@ -46,9 +44,7 @@ impl World {
     }
 
     fn write(&self, relative: &str, content: &str) {
-        let path = self.memory.join(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, content).unwrap();
+        write_file(&self.memory.join(relative), content);
     }
 }
 
