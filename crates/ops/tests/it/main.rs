@@ -8,8 +8,8 @@ mod team;
 use std::path::{Path, PathBuf};
 
 use memdir_ops::{Project, ProjectOptions};
-use memdir_testkit::Folders;
 use memdir_paths::Environment;
+use memdir_testkit::Folders;
 
 /// A home, a project and an explicit memory folder, all temporary.
 pub(crate) struct World {

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use memdir_paths::{Environment, PathResolver, Resolution, today_local};
-use memdir_testkit::{Folders, write_file};
 use memdir_prompt::{MemoryPrompt, PromptError, PromptMode, PromptOptions, load_memory_prompt};
+use memdir_testkit::{Folders, write_file};
 
 /// A home, a project and a memory folder, each in one temporary folder.
 struct World {
