@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use memdir_ops::TeamOverrides;
+use memdir_ops::{OpsError, TeamOverrides};
 use memdir_teamsync::{Client, SyncResult};
 
 use crate::Outcome;
@@ -70,7 +70,12 @@ pub(crate) fn run(cmd: &TeamCommand, global: &GlobalArgs) -> anyhow::Result<Outc
     let client = global
         .project()?
         .team_client(&overrides)
-        .map_err(ops_error)?;
+        .map_err(|e| match e {
+            OpsError::NoTeamServer => anyhow::anyhow!(
+                "no team server is configured: give --url, or set MEMDIR_TEAM_URL or teamMemory.url in your settings"
+            ),
+            e => ops_error(e),
+        })?;
     let results: Vec<(&str, SyncResult)> = match cmd {
         TeamCommand::Pull(_) => vec![("pull", client.pull())],
         TeamCommand::Push(_) => vec![("push", client.push())],
