@@ -7,6 +7,8 @@
 //!   bytes clients send and the requests by method, with a hook that runs
 //!   before chosen requests are forwarded.
 //! - [`dead_url`] names a port nobody listens on, for refused connections.
+//! - [`run_test_with_proxy`] runs one test of the current binary again as
+//!   a child with a proxy in its environment.
 //! - [`Folders`] is a temporary home and project folder under one canonical
 //!   root, and [`write_file`] writes a file with its folders.
 //!
@@ -39,6 +41,7 @@
     reason = "test support: every setup failure panics, as the crate doc says once"
 )]
 
+mod child;
 mod proxy;
 mod server;
 mod wire;
@@ -46,6 +49,7 @@ mod world;
 
 use std::net::TcpListener;
 
+pub use child::run_test_with_proxy;
 pub use proxy::Proxy;
 pub use server::{Recorded, Reply, ScriptedServer};
 pub use world::{Folders, write_file};

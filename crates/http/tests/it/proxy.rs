@@ -2,12 +2,11 @@
 //! traffic. The environment is per process, so the check runs this test
 //! binary again as a child, with a scripted server as the proxy.
 
-use std::process::Command;
 use std::time::Duration;
 
 use memdir_http::{ClientConfig, HttpClient, Request, Url};
 
-use memdir_testkit::{Reply, ScriptedServer};
+use memdir_testkit::{Reply, ScriptedServer, run_test_with_proxy};
 
 /// The variable the child reads its loopback target from.
 const TARGET_VAR: &str = "MEMDIR_HTTP_TEST_TARGET";
@@ -48,36 +47,10 @@ fn environment_proxy_carries_remote_but_not_loopback_calls() {
         Reply::text(200, "from the target"),
         Reply::text(200, "from the target"),
     ]);
-    let mut child = Command::new(std::env::current_exe().unwrap());
-    child
-        .args([
-            "--exact",
-            "proxy::child_sends_loopback_and_remote_requests",
-            "--test-threads=1",
-        ])
-        .env(TARGET_VAR, target.url())
-        .env("ALL_PROXY", proxy.url())
-        .env("HTTPS_PROXY", proxy.url())
-        .env("HTTP_PROXY", proxy.url());
-    for name in [
-        "NO_PROXY",
-        "no_proxy",
-        "all_proxy",
-        "https_proxy",
-        "http_proxy",
-    ] {
-        child.env_remove(name);
-    }
-    let output = child.output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "child failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        stdout.contains("1 passed"),
-        "the child ran no test:\n{stdout}"
+    run_test_with_proxy(
+        "proxy::child_sends_loopback_and_remote_requests",
+        proxy.url(),
+        &[(TARGET_VAR, target.url())],
     );
 
     let through_proxy: Vec<String> = proxy.requests().into_iter().map(|r| r.target).collect();

@@ -3,10 +3,8 @@
 //! per process, so the check runs this test binary again as a child with a
 //! dead proxy in `ALL_PROXY`, `HTTPS_PROXY` and `HTTP_PROXY`.
 
-use std::process::Command;
-
 use memdir_model::Backend;
-use memdir_testkit::{ScriptedServer, dead_url};
+use memdir_testkit::{ScriptedServer, dead_url, run_test_with_proxy};
 
 use crate::support::{ANSWER, KEY, anthropic, anthropic_reply, openai, openai_reply, query};
 
@@ -28,34 +26,5 @@ fn loopback_call_succeeds() {
 #[test]
 fn environment_proxy_is_bypassed_for_loopback() {
     let proxy = dead_url();
-    let mut child = Command::new(std::env::current_exe().unwrap());
-    child
-        .args([
-            "--exact",
-            "proxy::loopback_call_succeeds",
-            "--test-threads=1",
-        ])
-        .env("ALL_PROXY", &proxy)
-        .env("HTTPS_PROXY", &proxy)
-        .env("HTTP_PROXY", &proxy);
-    for name in [
-        "NO_PROXY",
-        "no_proxy",
-        "all_proxy",
-        "https_proxy",
-        "http_proxy",
-    ] {
-        child.env_remove(name);
-    }
-    let output = child.output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "child failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        stdout.contains("1 passed"),
-        "the child ran no test:\n{stdout}"
-    );
+    run_test_with_proxy("proxy::loopback_call_succeeds", &proxy, &[]);
 }
