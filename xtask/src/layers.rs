@@ -134,6 +134,12 @@ fn check(metadata: &Value) -> Vec<String> {
             if kind != "normal" || !members.contains(&dep_name) {
                 continue;
             }
+            let forbidden = table["forbidden"][name].as_array();
+            if forbidden.is_some_and(|f| f.iter().any(|d| d.as_str() == Some(dep_name))) {
+                errors.push(format!(
+                    "{name} depends on {dep_name}, which [workspace.metadata.layers.forbidden] keeps from it"
+                ));
+            }
             match (here, place.get(dep_name).copied()) {
                 (_, Some(Place::Tool)) => {
                     errors.push(format!("{name} depends on {dep_name}, which is tooling"));
@@ -245,6 +251,23 @@ mod tests {
         assert!(
             !errors.iter().any(|e| e.starts_with("memory-cli")),
             "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn a_forbidden_dependency_fails_even_downward() {
+        let mut meta = metadata(
+            &json!([["low"], ["high"]]),
+            &[
+                package("low", &[]),
+                package("high", &[("low", None)]),
+                package("xtask", &[]),
+            ],
+        );
+        meta["metadata"]["layers"]["forbidden"] = json!({"high": ["low"]});
+        assert_eq!(
+            check(&meta),
+            ["high depends on low, which [workspace.metadata.layers.forbidden] keeps from it"]
         );
     }
 
