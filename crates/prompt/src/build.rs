@@ -3,7 +3,7 @@
 //! in the folder paths and the truncated indexes. Nothing here touches the
 //! disk.
 
-use std::path::Path;
+use camino::Utf8Path;
 
 use memdir_entrypoint::{ENTRYPOINT_NAME, truncate_entrypoint_content};
 
@@ -47,17 +47,17 @@ mod text {
 /// none); it is cut to the prompt budget here.
 ///
 /// ```
-/// use std::path::Path;
+/// use camino::Utf8Path;
 /// use memdir_prompt::{build_single_prompt, PromptOptions};
 ///
-/// let text = build_single_prompt(Path::new("/m/"), "", &PromptOptions::default());
+/// let text = build_single_prompt(Utf8Path::new("/m/"), "", &PromptOptions::default());
 /// assert!(text.contains("`/m/MEMORY.md`"));
 /// assert!(text.contains("no memories saved yet"));
 /// ```
 #[must_use]
-pub fn build_single_prompt(auto_dir: &Path, index: &str, options: &PromptOptions) -> String {
-    let auto = auto_dir.display().to_string();
-    let index_path = auto_dir.join(ENTRYPOINT_NAME).display().to_string();
+pub fn build_single_prompt(auto_dir: &Utf8Path, index: &str, options: &PromptOptions) -> String {
+    let auto = auto_dir.to_string();
+    let index_path = auto_dir.join(ENTRYPOINT_NAME).to_string();
     let index = injected_index(index);
     let vars = [
         ("auto_dir", auto.as_str()),
@@ -87,12 +87,12 @@ pub fn build_single_prompt(auto_dir: &Path, index: &str, options: &PromptOptions
 /// files (empty when missing); each is cut to the prompt budget on its own.
 ///
 /// ```
-/// use std::path::Path;
+/// use camino::Utf8Path;
 /// use memdir_prompt::{build_combined_prompt, PromptOptions};
 ///
 /// let text = build_combined_prompt(
-///     Path::new("/m/"),
-///     Path::new("/m/team/"),
+///     Utf8Path::new("/m/"),
+///     Utf8Path::new("/m/team/"),
 ///     "- [Use pnpm](use-pnpm.md) — not npm",
 ///     "",
 ///     &PromptOptions::default(),
@@ -102,16 +102,16 @@ pub fn build_single_prompt(auto_dir: &Path, index: &str, options: &PromptOptions
 /// ```
 #[must_use]
 pub fn build_combined_prompt(
-    auto_dir: &Path,
-    team_dir: &Path,
+    auto_dir: &Utf8Path,
+    team_dir: &Utf8Path,
     index: &str,
     team_index: &str,
     options: &PromptOptions,
 ) -> String {
-    let auto = auto_dir.display().to_string();
-    let team = team_dir.display().to_string();
-    let index_path = auto_dir.join(ENTRYPOINT_NAME).display().to_string();
-    let team_index_path = team_dir.join(ENTRYPOINT_NAME).display().to_string();
+    let auto = auto_dir.to_string();
+    let team = team_dir.to_string();
+    let index_path = auto_dir.join(ENTRYPOINT_NAME).to_string();
+    let team_index_path = team_dir.join(ENTRYPOINT_NAME).to_string();
     let index = injected_index(index);
     let team_index = injected_index(team_index);
     let vars = [
@@ -144,24 +144,24 @@ pub fn build_combined_prompt(
 /// into `MEMORY.md` and topic files; the current index is still shown.
 ///
 /// ```
-/// use std::path::Path;
+/// use camino::Utf8Path;
 /// use memdir_prompt::{build_daily_log_prompt, PromptOptions};
 ///
-/// let log = Path::new("/m/logs/2026/03/2026-03-05.md");
-/// let text = build_daily_log_prompt(Path::new("/m/"), log, "", &PromptOptions::default());
+/// let log = Utf8Path::new("/m/logs/2026/03/2026-03-05.md");
+/// let text = build_daily_log_prompt(Utf8Path::new("/m/"), log, "", &PromptOptions::default());
 /// assert!(text.contains("`/m/logs/2026/03/2026-03-05.md`"));
 /// assert!(text.contains("Only ever append"));
 /// ```
 #[must_use]
 pub fn build_daily_log_prompt(
-    auto_dir: &Path,
-    log_path: &Path,
+    auto_dir: &Utf8Path,
+    log_path: &Utf8Path,
     index: &str,
     options: &PromptOptions,
 ) -> String {
-    let auto = auto_dir.display().to_string();
-    let log = log_path.display().to_string();
-    let index_path = auto_dir.join(ENTRYPOINT_NAME).display().to_string();
+    let auto = auto_dir.to_string();
+    let log = log_path.to_string();
+    let index_path = auto_dir.join(ENTRYPOINT_NAME).to_string();
     let index = injected_index(index);
     let vars = [
         ("auto_dir", auto.as_str()),

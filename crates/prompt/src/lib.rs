@@ -15,12 +15,12 @@
 //! the combined and single-folder modes have separate type texts (SPEC R1.4).
 //!
 //! ```
-//! use std::path::Path;
+//! use camino::Utf8Path;
 //! use memdir_prompt::{build_single_prompt, PromptOptions};
 //!
 //! let index = "- [Use pnpm](use-pnpm.md) — the package manager is pnpm, not npm\n";
 //! let text = build_single_prompt(
-//!     Path::new("/home/user/.claude/projects/-home-user-app/memory/"),
+//!     Utf8Path::new("/home/user/.claude/projects/-home-user-app/memory/"),
 //!     index,
 //!     &PromptOptions::default(),
 //! );

@@ -109,17 +109,17 @@ pub fn load_memory_prompt(
             reason: format!("auto memory is off ({})", resolution.enablement.by),
         });
     }
-    let auto_dir = resolution.auto_mem_path.as_std_path();
+    let auto_dir = &resolution.auto_mem_path;
     let index = read_index(resolution.entrypoint().as_std_path())?;
     let (mode, text) = if options.assistant_mode {
         let log_path = resolution.daily_log_path(today_local());
-        let text = build_daily_log_prompt(auto_dir, log_path.as_std_path(), &index, options);
+        let text = build_daily_log_prompt(auto_dir, &log_path, &index, options);
         (PromptMode::DailyLog, text)
     } else if resolution.team_enabled {
         let team_index = read_index(resolution.team_entrypoint().as_std_path())?;
         let text = build_combined_prompt(
             auto_dir,
-            resolution.team_mem_path().as_std_path(),
+            &resolution.team_mem_path(),
             &index,
             &team_index,
             options,

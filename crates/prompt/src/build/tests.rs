@@ -1,8 +1,8 @@
 //! Unit tests of the assembly: placeholders, section joins, the empty index
 //! and the size budget.
 
+use camino::Utf8Path;
 use std::fmt::Write;
-use std::path::Path;
 
 use super::*;
 
@@ -12,9 +12,15 @@ const LOG: &str = "/m/logs/2026/03/2026-03-05.md";
 
 fn all_modes(index: &str, options: PromptOptions) -> [String; 3] {
     [
-        build_single_prompt(Path::new(AUTO), index, &options),
-        build_combined_prompt(Path::new(AUTO), Path::new(TEAM), index, index, &options),
-        build_daily_log_prompt(Path::new(AUTO), Path::new(LOG), index, &options),
+        build_single_prompt(Utf8Path::new(AUTO), index, &options),
+        build_combined_prompt(
+            Utf8Path::new(AUTO),
+            Utf8Path::new(TEAM),
+            index,
+            index,
+            &options,
+        ),
+        build_daily_log_prompt(Utf8Path::new(AUTO), Utf8Path::new(LOG), index, &options),
     ]
 }
 

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use camino::Utf8Path;
+
 use memdir_prompt::{
     PromptOptions, build_combined_prompt, build_daily_log_prompt, build_single_prompt,
 };
@@ -41,7 +43,7 @@ fn index(dir: &Path) -> String {
 #[test]
 fn single() {
     let dir = memory_dir("single");
-    let text = build_single_prompt(Path::new(AUTO), &index(&dir), &PromptOptions::default());
+    let text = build_single_prompt(Utf8Path::new(AUTO), &index(&dir), &PromptOptions::default());
     insta::assert_snapshot!("single", text);
 }
 
@@ -55,8 +57,8 @@ fn combined() {
         ..PromptOptions::default()
     };
     let text = build_combined_prompt(
-        Path::new(AUTO),
-        Path::new(TEAM),
+        Utf8Path::new(AUTO),
+        Utf8Path::new(TEAM),
         &index(&dir),
         &index(&dir.join("team")),
         &options,
@@ -71,7 +73,12 @@ fn daily_log() {
         assistant_mode: true,
         ..PromptOptions::default()
     };
-    let text = build_daily_log_prompt(Path::new(AUTO), Path::new(LOG), &index(&dir), &options);
+    let text = build_daily_log_prompt(
+        Utf8Path::new(AUTO),
+        Utf8Path::new(LOG),
+        &index(&dir),
+        &options,
+    );
     insta::assert_snapshot!("daily_log", text);
 }
 
@@ -83,7 +90,7 @@ fn truncated() {
         raw.lines().count() > 200,
         "the fixture must exceed the limit"
     );
-    let text = build_single_prompt(Path::new(AUTO), &raw, &PromptOptions::default());
+    let text = build_single_prompt(Utf8Path::new(AUTO), &raw, &PromptOptions::default());
     assert!(text.contains("> WARNING: MEMORY.md is 230 lines (limit: 200)."));
     insta::assert_snapshot!("truncated", text);
 }
@@ -92,7 +99,7 @@ fn truncated() {
 fn empty() {
     let dir = memory_dir("empty");
     assert!(!dir.join("MEMORY.md").exists(), "the fixture has no index");
-    let text = build_single_prompt(Path::new(AUTO), &index(&dir), &PromptOptions::default());
+    let text = build_single_prompt(Utf8Path::new(AUTO), &index(&dir), &PromptOptions::default());
     assert!(text.ends_with("_Empty: no memories saved yet._\n"));
     insta::assert_snapshot!("empty", text);
 }

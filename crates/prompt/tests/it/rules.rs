@@ -2,7 +2,7 @@
 //! of the modes it belongs to, and only there: removing or moving a rule
 //! fails one of these tests.
 
-use std::path::Path;
+use camino::Utf8Path;
 
 use memdir_memtypes::MemoryType;
 use memdir_prompt::{
@@ -29,7 +29,7 @@ fn build(mode: Mode, include_search_section: bool) -> String {
         assistant_mode: mode == Mode::DailyLog,
         include_search_section,
     };
-    let (auto, team, log) = (Path::new(AUTO), Path::new(TEAM), Path::new(LOG));
+    let (auto, team, log) = (Utf8Path::new(AUTO), Utf8Path::new(TEAM), Utf8Path::new(LOG));
     match mode {
         Mode::Single => build_single_prompt(auto, PRIVATE_INDEX, &options),
         Mode::Combined => build_combined_prompt(auto, team, PRIVATE_INDEX, TEAM_INDEX, &options),
@@ -391,7 +391,13 @@ fn combined_mode_shows_both_indexes_labelled() {
 #[test]
 fn each_index_is_stated_empty_on_its_own() {
     let options = PromptOptions::default();
-    let text = build_combined_prompt(Path::new(AUTO), Path::new(TEAM), "", TEAM_INDEX, &options);
+    let text = build_combined_prompt(
+        Utf8Path::new(AUTO),
+        Utf8Path::new(TEAM),
+        "",
+        TEAM_INDEX,
+        &options,
+    );
     let indexes = section(&text, INDEXES);
     assert!(indexes.contains("MEMORY.md`\n\n_Empty: no memories saved yet._\n\n### Team index"));
     assert!(indexes.ends_with(&format!("{TEAM_INDEX}\n")));
@@ -400,8 +406,8 @@ fn each_index_is_stated_empty_on_its_own() {
 #[test]
 fn the_combined_prompt_stays_compact() {
     let text = build_combined_prompt(
-        Path::new(AUTO),
-        Path::new(TEAM),
+        Utf8Path::new(AUTO),
+        Utf8Path::new(TEAM),
         "",
         "",
         &PromptOptions {
