@@ -15,7 +15,10 @@
 //! - the shared limits: [`MAX_ENTRY_BYTES`], [`MAX_PUT_BODY_BYTES`],
 //!   [`DEFAULT_MAX_ENTRIES`];
 //! - the endpoints: [`TEAM_MEMORY_PATH`], [`HEALTH_PATH`], and
-//!   [`TeamMemoryQuery`], which builds and parses `?repo=…&view=hashes`.
+//!   [`TeamMemoryQuery`], which builds and parses `?repo=…&view=hashes`;
+//! - what makes a push cost what changed (R9.3): [`etag`],
+//!   [`none_match_hits`] for `If-None-Match`, [`prefers_minimal`] for
+//!   `Prefer: return=minimal`.
 //!
 //! It does no I/O: no sockets, no files.
 //!
@@ -36,6 +39,7 @@
 //! ```
 
 mod checksum;
+mod conditional;
 mod endpoint;
 mod key;
 mod limits;
@@ -43,6 +47,10 @@ mod repo;
 mod wire;
 
 pub use checksum::{CHECKSUM_PREFIX, entry_checksum, repo_checksum};
+pub use conditional::{
+    PREFER_HEADER, PREFERENCE_APPLIED_HEADER, RETURN_MINIMAL, etag, none_match_hits,
+    prefers_minimal,
+};
 pub use endpoint::{HEALTH_PATH, REPO_PARAM, TEAM_MEMORY_PATH, TeamMemoryQuery, VIEW_PARAM, View};
 pub use key::{
     KeyError, KeyReason, MAX_KEY_BYTES, MAX_SEGMENT_BYTES, normalize_team_mem_key,
