@@ -10,8 +10,9 @@
 //! them apart.
 
 use memdir_protocol::{
-    Content, ErrorBody, ErrorCode, HEALTH_PATH, ProtocolError, PutBody, RepoData, TEAM_MEMORY_PATH,
-    TeamMemoryQuery, validate_team_mem_key_text,
+    Content, ErrorBody, ErrorCode, HEALTH_PATH, PREFERENCE_APPLIED_HEADER, ProtocolError, PutBody,
+    RETURN_MINIMAL, RepoData, TEAM_MEMORY_PATH, TeamMemoryQuery, View, etag, none_match_hits,
+    prefers_minimal, validate_team_mem_key_text,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -73,7 +74,7 @@ fn team_memory(
     };
     handled.repo = Some(params.repo.clone());
     let result = if req.method == "GET" {
-        get(store, &org, &params)
+        get(store, req, &org, &params)
     } else {
         put(store, config, req, &org, &params.repo)
     };
@@ -124,8 +125,26 @@ fn query_error(e: &ProtocolError) -> Response {
     error_body(400, &body)
 }
 
-fn get(store: &dyn Store, org: &str, q: &TeamMemoryQuery) -> Result<Response, crate::StoreError> {
+fn get(
+    store: &dyn Store,
+    req: &Request,
+    org: &str,
+    q: &TeamMemoryQuery,
+) -> Result<Response, crate::StoreError> {
     Ok(match store.get(org, &q.repo, q.view)? {
+        // R9.3: the hashes view a client already holds costs a 304.
+        Some(state)
+            if q.view == View::Hashes
+                && req
+                    .header("if-none-match")
+                    .is_some_and(|v| none_match_hits(v, &state.checksum)) =>
+        {
+            Response {
+                status: 304,
+                headers: vec![("ETag", etag(&state.checksum))],
+                body: Vec::new(),
+            }
+        }
         Some(state) => state_response(200, state, None),
         None => error(
             404,
@@ -196,7 +215,21 @@ fn put(
         if_match: &if_match,
         limits,
     };
+    let minimal = req.header("prefer").is_some_and(prefers_minimal);
     Ok(match store.put(&request)? {
+        PutOutcome::Accepted(mut state) if minimal => {
+            // R9.3: only the checksums of the keys written; the client
+            // knew the rest, since its If-Match held.
+            state.entries = None;
+            state
+                .entry_checksums
+                .retain(|key, _| body.entries.contains_key(key));
+            let mut response = state_response(200, state, None);
+            response
+                .headers
+                .push((PREFERENCE_APPLIED_HEADER, RETURN_MINIMAL.to_owned()));
+            response
+        }
         PutOutcome::Accepted(state) => state_response(200, state, None),
         PutOutcome::PreconditionFailed(state) => state_response(
             412,
@@ -234,7 +267,7 @@ fn put(
 /// A response carrying a repository's data and its checksum as the ETag;
 /// with an error's code and message beside the data for 412 and 428.
 fn state_response(status: u16, state: RepoState, err: Option<ErrorBody>) -> Response {
-    let etag = format!("\"{}\"", state.checksum);
+    let tag = etag(&state.checksum);
     let data = RepoData {
         organization_id: state.organization_id,
         repo: state.repo,
@@ -252,7 +285,7 @@ fn state_response(status: u16, state: RepoState, err: Option<ErrorBody>) -> Resp
         map.insert("message".to_owned(), Value::from(err.message));
     }
     let mut response = json_response(status, &value);
-    response.headers.push(("ETag", etag));
+    response.headers.push(("ETag", tag));
     response
 }
 

@@ -7,6 +7,7 @@
 //! read, and every read has a deadline — a slow or silent client cannot
 //! hold a worker beyond the request timeout.
 
+use std::fmt::Write as _;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -275,12 +276,19 @@ pub(crate) fn write_response(
 /// A response as written on the wire.
 pub(crate) fn encode_response(response: &Response, keep_alive: bool) -> Vec<u8> {
     let mut out = format!(
-        "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nConnection: {}\r\n",
+        "HTTP/1.1 {} {}\r\n",
         response.status,
-        reason(response.status),
-        response.body.len(),
-        if keep_alive { "keep-alive" } else { "close" },
+        reason(response.status)
     );
+    // A 304 has no body, and no Content-Length that would describe one.
+    if response.status != 304 {
+        let _ = write!(out, "Content-Length: {}\r\n", response.body.len());
+    }
+    out.push_str(if keep_alive {
+        "Connection: keep-alive\r\n"
+    } else {
+        "Connection: close\r\n"
+    });
     for (name, value) in &response.headers {
         out.push_str(name);
         out.push_str(": ");
@@ -296,6 +304,7 @@ pub(crate) fn encode_response(response: &Response, keep_alive: bool) -> Vec<u8> 
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        304 => "Not Modified",
         400 => "Bad Request",
         401 => "Unauthorized",
         404 => "Not Found",
