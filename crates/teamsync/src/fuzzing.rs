@@ -24,6 +24,7 @@ pub fn server_answer(data: &[u8]) {
     let reply = Reply {
         status,
         body: String::from_utf8_lossy(body).into_owned(),
+        minimal: first & 0x80 != 0,
     };
     let error = reply.error();
     assert_eq!(error.status(), Some(status), "the status is kept as data");

@@ -4,7 +4,10 @@
 use memdir_http::{
     Backoff, ClientConfig, HttpClient, LongRetryAfter, Request, RetryPolicy, RetryWhen, Url,
 };
-use memdir_protocol::{RepoData, TeamMemoryQuery, View};
+use memdir_protocol::{
+    PREFER_HEADER, PREFERENCE_APPLIED_HEADER, RETURN_MINIMAL, RepoData, TeamMemoryQuery, View,
+    etag, prefers_minimal,
+};
 
 use crate::client::{Client, MAX_RETRIES};
 use crate::error::SyncError;
@@ -13,6 +16,9 @@ use crate::error::SyncError;
 pub(crate) struct Reply {
     pub(crate) status: u16,
     pub(crate) body: String,
+    /// The server applied `Prefer: return=minimal` (R9.3): the body holds
+    /// only the checksums of the keys the PUT wrote.
+    pub(crate) minimal: bool,
 }
 
 impl Reply {
@@ -62,16 +68,23 @@ impl<'a> Transport<'a> {
         }
     }
 
-    /// `GET` the full data, or only the hashes.
-    pub(crate) fn get(&self, hashes_only: bool) -> Result<Reply, SyncError> {
-        let view = if hashes_only {
-            View::Hashes
-        } else {
-            View::Full
-        };
-        let request = Request::get(self.url(view)?)
+    /// `GET` the full data.
+    pub(crate) fn get_full(&self) -> Result<Reply, SyncError> {
+        let request = Request::get(self.url(View::Full)?)
             .header("Authorization", format!("Bearer {}", self.token))
             .header("Accept", "application/json");
+        self.with_retries(&request)
+    }
+
+    /// `GET` only the hashes; with the checksum of a view the client holds
+    /// complete, `If-None-Match`, which a server may answer with 304 (R9.3).
+    pub(crate) fn get_hashes(&self, held: Option<&str>) -> Result<Reply, SyncError> {
+        let mut request = Request::get(self.url(View::Hashes)?)
+            .header("Authorization", format!("Bearer {}", self.token))
+            .header("Accept", "application/json");
+        if let Some(checksum) = held {
+            request = request.header("If-None-Match", etag(checksum));
+        }
         self.with_retries(&request)
     }
 
@@ -79,7 +92,8 @@ impl<'a> Transport<'a> {
     pub(crate) fn put(&self, body: &str, if_match: Option<&str>) -> Result<Reply, SyncError> {
         let mut request = Request::put(self.url(View::Full)?, body)
             .header("Authorization", format!("Bearer {}", self.token))
-            .header("Content-Type", "application/json");
+            .header("Content-Type", "application/json")
+            .header(PREFER_HEADER, RETURN_MINIMAL);
         if let Some(m) = if_match {
             request = request.header("If-Match", m);
         }
@@ -100,9 +114,13 @@ impl<'a> Transport<'a> {
             .http
             .send_with_retries(request, &self.retry)
             .map_err(SyncError::from_transport)?;
+        let minimal = response
+            .header(PREFERENCE_APPLIED_HEADER)
+            .is_some_and(prefers_minimal);
         let reply = Reply {
             status: response.status,
             body: response.text().into_owned(),
+            minimal,
         };
         if reply.status == 429 || reply.status >= 500 {
             Err(reply.error())

@@ -59,7 +59,7 @@ pub(crate) fn run(client: &Client) -> (SyncResult, Option<SyncError>) {
 fn try_pull(client: &Client) -> Result<SyncResult, SyncError> {
     let (token, repo) = client.credentials()?;
     let transport = Transport::new(client, token, repo);
-    let reply = transport.get(false)?;
+    let reply = transport.get_full()?;
     let data = match reply.status {
         200 => reply.data()?,
         // Nothing stored yet: nothing to pull.

@@ -67,10 +67,14 @@ fn try_push(client: &Client, result: &mut SyncResult) -> Result<(), SyncError> {
     let transport = Transport::new(client, token, repo);
     let mut state = SyncState::load(Some(&team), repo);
 
-    let reply = transport.get(true)?;
-    let mut server = match reply.status {
-        200 => reply.data()?,
-        404 => RepoData::default(),
+    // R9.3: a state that mirrors the server's whole hashes view lets the
+    // server answer "not modified" instead of sending it again.
+    let held = state.complete_view();
+    let reply = transport.get_hashes(held.as_ref().and_then(|v| v.checksum.as_deref()))?;
+    let mut server = match (reply.status, held) {
+        (200, _) => reply.data()?,
+        (304, Some(held)) => held,
+        (404, _) => RepoData::default(),
         _ => return Err(reply.error()),
     };
 
@@ -94,6 +98,11 @@ fn try_push(client: &Client, result: &mut SyncResult) -> Result<(), SyncError> {
             match reply.status {
                 200 => {
                     let data = reply.data()?;
+                    let data = if reply.minimal {
+                        written_into(server, data)
+                    } else {
+                        data
+                    };
                     result.files_uploaded += body.keys.len();
                     result.uploaded.extend(body.keys.iter().cloned());
                     for key in &body.keys {
@@ -126,6 +135,22 @@ fn try_push(client: &Client, result: &mut SyncResult) -> Result<(), SyncError> {
     result.success = true;
     result.checksum.clone_from(&server.checksum);
     save_state(&team, repo, touched, server.checksum.clone())
+}
+
+/// The server's view after a PUT whose answer was minimal: the view the
+/// PUT was made against (its If-Match held, so nothing else changed) with
+/// the written keys' checksums and the new version and checksum.
+fn written_into(mut before: RepoData, written: RepoData) -> RepoData {
+    before
+        .content
+        .entry_checksums
+        .extend(written.content.entry_checksums);
+    before.checksum = written.checksum;
+    before.version = written.version;
+    before.last_modified = written.last_modified;
+    before.organization_id = written.organization_id;
+    before.repo = written.repo;
+    before
 }
 
 /// The files to send, by the three-way rule; `diverged` gets those held

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use memdir_folder::{FolderLock, MemoryFolder};
+use memdir_protocol::{Content, RepoData, repo_checksum};
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +47,22 @@ impl SyncState {
                 repo: repo.to_owned(),
                 ..Self::default()
             })
+    }
+
+    /// The server's hashes view as this state recorded it, when the state
+    /// holds all of it: its entry checksums add up to its checksum. Then a
+    /// `304 Not Modified` for that checksum means the server still holds
+    /// exactly these entries.
+    pub(crate) fn complete_view(&self) -> Option<RepoData> {
+        let checksum = self.checksum.as_ref()?;
+        (repo_checksum(&self.entries) == *checksum).then(|| RepoData {
+            checksum: Some(checksum.clone()),
+            content: Content {
+                entries: BTreeMap::new(),
+                entry_checksums: self.entries.clone(),
+            },
+            ..RepoData::default()
+        })
     }
 
     /// Writes the state atomically, under the team folder's lock.

@@ -87,7 +87,7 @@ fn try_status(client: &Client) -> Result<SyncStatus, SyncError> {
     let mut scan = SyncResult::default();
     let local = crate::push::collect(folder.as_ref(), &mut scan)?;
     let transport = Transport::new(client, token, repo);
-    let reply = transport.get(true)?;
+    let reply = transport.get_hashes(None)?;
     let server = match reply.status {
         200 => reply.data()?,
         404 => RepoData::default(),

@@ -3,7 +3,7 @@
 //! by method and run a hook before chosen ones are forwarded.
 
 use std::collections::BTreeMap;
-use std::io::{BufReader, Write as _};
+use std::io::{BufReader, Read as _, Write as _};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,6 +22,7 @@ struct Hook {
 #[derive(Default)]
 struct Shared {
     sent: AtomicUsize,
+    received: AtomicUsize,
     requests: Mutex<BTreeMap<String, usize>>,
     hook: Mutex<Option<Hook>>,
     stop: AtomicBool,
@@ -102,6 +103,13 @@ impl Proxy {
         self.addr
     }
 
+    /// The bytes the upstream has sent back to clients so far (response
+    /// heads and bodies).
+    #[must_use]
+    pub fn received(&self) -> usize {
+        self.shared.received.load(Ordering::SeqCst)
+    }
+
     /// The bytes clients have sent so far (request heads and bodies as
     /// forwarded).
     #[must_use]
@@ -163,11 +171,18 @@ fn accept(listener: &TcpListener, upstream: SocketAddr, shared: &Arc<Shared>) {
             streams.push(up.try_clone().unwrap());
         }
         let (down_r, up_w) = (down.try_clone().unwrap(), up.try_clone().unwrap());
-        let shared = Arc::clone(shared);
-        std::thread::spawn(move || forward_requests(&down_r, up_w, &shared));
+        let requests_shared = Arc::clone(shared);
+        std::thread::spawn(move || forward_requests(&down_r, up_w, &requests_shared));
         let (mut up_r, mut down_w) = (up, down);
+        let shared = Arc::clone(shared);
         std::thread::spawn(move || {
-            let _ = std::io::copy(&mut up_r, &mut down_w);
+            let mut chunk = [0u8; 16 * 1024];
+            while let Ok(n) = up_r.read(&mut chunk) {
+                if n == 0 || down_w.write_all(&chunk[..n]).is_err() {
+                    break;
+                }
+                shared.received.fetch_add(n, Ordering::SeqCst);
+            }
             let _ = down_w.shutdown(Shutdown::Write);
         });
     }
@@ -220,9 +235,12 @@ mod tests {
         let proxy = Proxy::start(server.addr());
         let put = b"PUT /k HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello";
         let get = b"GET /k?view=hashes HTTP/1.1\r\nHost: h\r\n\r\n";
-        assert!(exchange(&proxy, put).ends_with("\r\n\r\none"));
-        assert!(exchange(&proxy, get).ends_with("\r\n\r\ntwo"));
+        let first = exchange(&proxy, put);
+        let second = exchange(&proxy, get);
+        assert!(first.ends_with("\r\n\r\none"));
+        assert!(second.ends_with("\r\n\r\ntwo"));
         assert_eq!(proxy.sent(), put.len() + get.len());
+        assert_eq!(proxy.received(), first.len() + second.len());
         assert_eq!((proxy.requests("PUT"), proxy.requests("GET")), (1, 1));
         assert_eq!(proxy.requests("POST"), 0);
         let [seen_put, seen_get] = server.requests().try_into().unwrap();

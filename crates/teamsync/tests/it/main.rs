@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
+mod cost;
 mod retry;
 mod status;
 mod support;
