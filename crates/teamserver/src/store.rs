@@ -4,9 +4,9 @@
 //! Every method is a whole unit of work. In particular [`Store::put`]
 //! checks the precondition, the limits and writes in one transaction, so
 //! that two racing writers cannot both succeed against the same checksum.
-//! A backend for an existing database server (PostgreSQL) implements the
-//! same trait with `SELECT … FOR UPDATE` on the repository row in place of
-//! SQLite's `BEGIN IMMEDIATE`.
+//! A backend for a database server (PostgreSQL, not built yet) would
+//! implement the same trait with `SELECT … FOR UPDATE` on the repository
+//! row in place of SQLite's `BEGIN IMMEDIATE`.
 
 use std::collections::BTreeMap;
 
