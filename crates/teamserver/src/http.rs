@@ -88,11 +88,8 @@ pub(crate) fn read_request(
     let idle_deadline = Instant::now() + limits.idle;
     let mut deadline = None;
     let head_end = loop {
-        if let Some(end) = find_head_end(buffered) {
+        if let Some(end) = head_end(buffered)? {
             break end;
-        }
-        if buffered.len() > MAX_HEAD_BYTES {
-            return Err(ReadError::BadHead(431, "request head too large"));
         }
         // Read before looking at the clock or the flag, so that a request
         // already sent is served even when the server is stopping.
@@ -153,16 +150,49 @@ pub(crate) fn parse_request_head(
     if request.header("transfer-encoding").is_some() {
         return Err(ReadError::LengthRequired);
     }
-    let length = match request.header("content-length") {
-        None => 0,
-        Some(v) => v
-            .parse::<u64>()
-            .map_err(|_| ReadError::BadHead(400, "malformed Content-Length"))?,
-    };
+    let length = content_length(&request)?;
     if length > max_body as u64 {
         return Err(ReadError::BodyTooLarge(length));
     }
     Ok((request, usize::try_from(length).unwrap_or(usize::MAX)))
+}
+
+/// The declared body length: every `Content-Length` header, and every
+/// element of a comma-separated one, must be the same run of ASCII digits
+/// (RFC 9112 §6.3); two different lengths are how requests are smuggled
+/// past a proxy, so they are refused, not chosen between.
+fn content_length(request: &Request) -> Result<u64, ReadError> {
+    let mut length = None;
+    for (_, value) in request
+        .headers
+        .iter()
+        .filter(|(n, _)| n == "content-length")
+    {
+        for part in value.split(',') {
+            let part = part.trim();
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(ReadError::BadHead(400, "malformed Content-Length"));
+            }
+            let n = part
+                .parse::<u64>()
+                .map_err(|_| ReadError::BadHead(400, "malformed Content-Length"))?;
+            match length {
+                Some(seen) if seen != n => {
+                    return Err(ReadError::BadHead(400, "conflicting Content-Length"));
+                }
+                _ => length = Some(n),
+            }
+        }
+    }
+    Ok(length.unwrap_or(0))
+}
+
+/// Whether a line of `bytes` ends with a LF that no CR precedes.
+fn has_bare_lf(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'\n' && (i == 0 || bytes[i - 1] != b'\r'))
 }
 
 /// One read of at most `wait`; `false` at end of stream. A timeout is not
@@ -238,6 +268,22 @@ fn parse_head(head: &str) -> Result<Request, ReadError> {
     }
     request.keep_alive = keep_alive;
     Ok(request)
+}
+
+/// Where the head in `buffered` ends, once it is whole: `None` while more
+/// may come. A head over [`MAX_HEAD_BYTES`] is refused whether it trickled
+/// in or arrived in one read, and so is a line ended by a bare LF, which
+/// would never reach the CRLF CRLF that ends a head.
+pub(crate) fn head_end(buffered: &[u8]) -> Result<Option<usize>, ReadError> {
+    let end = find_head_end(buffered);
+    if end.unwrap_or(buffered.len()) > MAX_HEAD_BYTES {
+        return Err(ReadError::BadHead(431, "request head too large"));
+    }
+    let head = &buffered[..end.unwrap_or(buffered.len())];
+    if has_bare_lf(head) {
+        return Err(ReadError::BadHead(400, "request lines must end with CRLF"));
+    }
+    Ok(end)
 }
 
 pub(crate) fn find_head_end(buf: &[u8]) -> Option<usize> {

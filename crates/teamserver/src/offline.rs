@@ -4,7 +4,7 @@
 
 use crate::api::{self, refusal};
 use crate::config::Config;
-use crate::http::{self, MAX_HEAD_BYTES, ReadError};
+use crate::http::{self, ReadError};
 use crate::store::Store;
 
 /// Serves `input`, the bytes a client sent on one connection before it
@@ -29,15 +29,13 @@ pub fn respond(store: &dyn Store, config: &Config, input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut rest = input;
     loop {
-        let Some(head_end) = http::find_head_end(rest) else {
-            if rest.len() > MAX_HEAD_BYTES {
-                refuse(
-                    &mut out,
-                    &ReadError::BadHead(431, "request head too large"),
-                    config,
-                );
+        let head_end = match http::head_end(rest) {
+            Ok(Some(end)) => end,
+            Ok(None) => return out,
+            Err(e) => {
+                refuse(&mut out, &e, config);
+                return out;
             }
-            return out;
         };
         let (mut request, length) =
             match http::parse_request_head(&rest[..head_end], config.max_body_bytes) {

@@ -501,3 +501,56 @@ fn a_minimal_put_answers_only_the_keys_it_wrote() {
     let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
     assert_eq!(keys(&body["content"]["entryChecksums"]).len(), 4);
 }
+
+#[test]
+fn a_head_over_the_limit_is_431_even_when_it_arrives_whole() {
+    let h = start(quiet());
+    let padding = "x".repeat(32_000);
+    let request = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: {padding}\r\n\r\n");
+    let (status, out) = raw_status(&h, request.as_bytes());
+    assert_eq!(status, 431, "{out}");
+    // Just under the limit is served.
+    let padding = "x".repeat(15_000);
+    let request = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: {padding}\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(raw_status(&h, request.as_bytes()).0, 200);
+}
+
+#[test]
+fn conflicting_content_lengths_are_refused_not_chosen_between() {
+    let h = start(quiet());
+    let t = h.token("acme");
+    let put = |lengths: &str| {
+        let request = format!(
+            "PUT /api/claude_code/team_memory?repo=o/r HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {t}\r\n{lengths}Connection: close\r\n\r\n{{\"entries\":{{}}}}"
+        );
+        raw_status(&h, request.as_bytes())
+    };
+    let (status, out) = put("Content-Length: 14\r\nContent-Length: 2\r\n");
+    assert_eq!(status, 400, "{out}");
+    assert!(out.contains("conflicting Content-Length"), "{out}");
+    assert_eq!(put("Content-Length: 14, 2\r\n").0, 400);
+    for odd in ["+14", "1 4", "0x0e", "-14", ""] {
+        let (status, out) = put(&format!("Content-Length: {odd}\r\n"));
+        assert_eq!(status, 400, "{odd:?}: {out}");
+    }
+    // The same length twice is one length (RFC 9112 §6.3).
+    let (status, out) = put("Content-Length: 14\r\nContent-Length: 14\r\n");
+    assert_ne!(status, 400, "{out}");
+}
+
+#[test]
+fn a_request_with_bare_lf_line_ends_is_refused_at_once() {
+    let h = start(quiet());
+    let started = std::time::Instant::now();
+    let (status, out) = raw_status(&h, b"GET /healthz HTTP/1.1\nHost: x\n\n");
+    assert_eq!(status, 400, "{out}");
+    assert!(out.contains("CRLF"), "{out}");
+    // Not after the request deadline (30 s by default): at once.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
