@@ -7,7 +7,7 @@ use memdir_protocol::{entry_checksum, repo_checksum};
 use memdir_testkit::{Proxy, Reply, ScriptedServer};
 use serde_json::json;
 
-use crate::support::{REPO, client_for, start, write};
+use crate::support::{REPO, client_for, start, write, write_thousand};
 
 #[test]
 fn a_one_entry_push_in_a_large_repository_moves_about_that_entry() {
@@ -15,13 +15,7 @@ fn a_one_entry_push_in_a_large_repository_moves_about_that_entry() {
     let proxy = Proxy::start(h.server.local_addr());
     let team = tempfile::tempdir().unwrap();
     let client = client_for(proxy.url(), team.path()).with_token(Some(h.token.clone()));
-    for i in 0..1_000 {
-        write(
-            team.path(),
-            &format!("k/{i:04}.md"),
-            &format!("memory number {i}: {}\n", "lorem ipsum ".repeat(8)),
-        );
-    }
+    write_thousand(team.path());
     assert!(client.push().success);
     // A pull makes the client's state mirror the server's whole view.
     assert!(client.pull().success);

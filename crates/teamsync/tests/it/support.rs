@@ -75,6 +75,18 @@ pub(crate) fn write(team: &Path, key: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// A large team folder: 1,000 memories `k/0000.md`…`k/0999.md` of about
+/// 120 bytes each.
+pub(crate) fn write_thousand(team: &Path) {
+    for i in 0..1_000 {
+        write(
+            team,
+            &format!("k/{i:04}.md"),
+            &format!("memory number {i}: {}\n", "lorem ipsum ".repeat(8)),
+        );
+    }
+}
+
 pub(crate) fn read(team: &Path, key: &str) -> String {
     std::fs::read_to_string(team.join(key)).unwrap()
 }

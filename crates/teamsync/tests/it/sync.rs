@@ -7,7 +7,7 @@ use memdir_teamserver::{IfMatch, Limits, PutRequest, Store};
 use memdir_teamsync::{CONFLICTS_DIR, ErrorType};
 use memdir_testkit::{Proxy, dead_url};
 
-use crate::support::{ORG, REPO, client_for, read, start, write};
+use crate::support::{ORG, REPO, client_for, read, start, write, write_thousand};
 
 /// A GitHub token of high entropy: `ghp_` and 36 alphanumerics.
 const TOKEN: &str = "ghp_q8Zr2LkW9xTb4YcN7mVd1HsF6jPa3EuG5oRi";
@@ -104,13 +104,7 @@ fn delta_push_sends_only_the_changed_key() {
     let proxy = Proxy::start(h.server.local_addr());
     let team = tempfile::tempdir().unwrap();
     let client = client_for(proxy.url(), team.path()).with_token(Some(h.token.clone()));
-    for i in 0..1_000 {
-        write(
-            team.path(),
-            &format!("k/{i:04}.md"),
-            &format!("memory number {i}: {}\n", "lorem ipsum ".repeat(8)),
-        );
-    }
+    write_thousand(team.path());
     let r = client.push();
     assert!(r.success, "{r:?}");
     assert_eq!(r.files_uploaded, 1_000);
