@@ -508,14 +508,7 @@ mod tests {
     use super::*;
 
     fn reach(pattern: &str, keywords: &[&str]) -> Option<usize> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(pattern)
-            .expect("test patterns parse");
-        let keywords: Vec<String> = keywords.iter().map(|k| (*k).to_owned()).collect();
-        match near(&hir, &keywords)?.reach {
+        match near_of(pattern, keywords)?.reach {
             Reach::Bytes(n) => Some(n),
             Reach::Run(_) | Reach::Starts => None,
         }

@@ -10,7 +10,8 @@
 //! - [`run_test_with_proxy`] runs one test of the current binary again as
 //!   a child with a proxy in its environment.
 //! - [`Folders`] is a temporary home and project folder under one canonical
-//!   root, and [`write_file`] writes a file with its folders.
+//!   root, [`write_file`] writes a file with its folders, and [`fixture`]
+//!   names a golden input under the workspace's `fixtures/`.
 //!
 //! ```
 //! use std::io::{Read, Write};
@@ -52,7 +53,7 @@ use std::net::TcpListener;
 pub use child::run_test_with_proxy;
 pub use proxy::Proxy;
 pub use server::{Recorded, Reply, ScriptedServer};
-pub use world::{Folders, write_file};
+pub use world::{Folders, fixture, write_file};
 
 /// `http://127.0.0.1:<port>` for a port nobody listens on (bound, then
 /// released), so a connection to it is refused.

@@ -48,6 +48,16 @@ impl Default for Folders {
     }
 }
 
+/// The workspace's `fixtures/` folder joined with `rel` (`/`-separated):
+/// the golden inputs several crates' tests read. Only tests may read it;
+/// no library does.
+#[must_use]
+pub fn fixture(rel: &str) -> PathBuf {
+    let mut path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    path.extend(rel.split('/'));
+    path
+}
+
 /// Writes `text` to `path`, creating the folders on the way.
 pub fn write_file(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -57,6 +67,11 @@ pub fn write_file(path: &Path, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixtures_are_found_from_any_crate() {
+        assert!(fixture("frontmatter-shapes/memory").is_dir());
+    }
 
     #[test]
     fn the_folders_exist_under_one_canonical_root_and_go_away() {

@@ -3,21 +3,11 @@
 //! and the text an update of it writes.
 
 use std::fmt::Write;
-use std::path::PathBuf;
 
 use memdir_memtypes::{Header, MemoryType, parse_memory, parse_memory_str, update_memory};
 
 fn fixture_files() -> Vec<(String, Vec<u8>)> {
-    let dir: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "..",
-        "fixtures",
-        "frontmatter-shapes",
-        "memory",
-    ]
-    .iter()
-    .collect();
+    let dir = memdir_testkit::fixture("frontmatter-shapes/memory");
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -285,3 +285,87 @@ fn a_symlinked_memory_is_neither_read_nor_removed_through_the_link() {
         "---\nname: x\n---\nsecret plans\n"
     );
 }
+
+#[test]
+fn writers_racing_on_one_folder_lose_nothing() {
+    let world = World::new();
+    let project = world.project(world.env());
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let project = project.clone();
+            std::thread::spawn(move || {
+                for m in 0..5 {
+                    let name = format!("t{t}-m{m}");
+                    project
+                        .save_memory(Scope::Private, &memory(&name, "first"))
+                        .unwrap();
+                    for round in 0..3 {
+                        let change = MemoryChange {
+                            body: Some(format!("round {round}")),
+                            ..MemoryChange::default()
+                        };
+                        project
+                            .update_memory(Scope::Private, &name, &change)
+                            .unwrap();
+                    }
+                    if m % 2 == 1 {
+                        project.delete_memory(Scope::Private, &name).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let index = world.read("memory/MEMORY.md");
+    let mut kept = Vec::new();
+    for t in 0..8 {
+        for m in 0..5 {
+            let name = format!("t{t}-m{m}");
+            let linked = index.contains(&format!("]({name}.md)"));
+            let path = world.path(&format!("memory/{name}.md"));
+            if m % 2 == 1 {
+                assert!(!exists(&path) && !linked, "{name} was deleted");
+            } else {
+                assert!(linked, "{name} lost its index line");
+                assert_eq!(
+                    parse_memory_str(&world.read(&format!("memory/{name}.md"))).body,
+                    "round 2\n"
+                );
+                kept.push(name);
+            }
+        }
+    }
+    assert_eq!(index.lines().count(), kept.len(), "{index}");
+    let leftovers: Vec<_> = std::fs::read_dir(world.path("memory"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".memdir-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_a_memory_is_an_error_not_a_hang() {
+    let world = World::new();
+    let project = world.project(world.env());
+    std::fs::create_dir_all(world.path("memory")).unwrap();
+    let fifo = world.path("memory/pipe.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let change = MemoryChange {
+        body: Some("x".to_owned()),
+        ..MemoryChange::default()
+    };
+    let err = project
+        .update_memory(Scope::Private, "pipe", &change)
+        .unwrap_err();
+    assert!(err.to_string().contains("FIFO"), "{err}");
+}

@@ -194,16 +194,7 @@ fn a_future_modified_counts_as_the_time_of_the_scan() {
 /// The golden folder as if just cloned: every mtime is one checkout time.
 #[test]
 fn golden_manifest_of_a_mixed_folder() {
-    let fixture: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "..",
-        "fixtures",
-        "frontmatter-shapes",
-        "memory",
-    ]
-    .iter()
-    .collect();
+    let fixture = memdir_testkit::fixture("frontmatter-shapes/memory");
     let dir = tempfile::tempdir().unwrap();
     let checkout = ms("2026-12-01T00:00:00Z");
     let now = ms("2026-12-15T00:00:00Z");

@@ -54,14 +54,6 @@ fn each_variant_has_its_error_type() {
         Some(ErrorType::Timeout),
     );
     check(
-        SyncError::from_transport(memdir_http::Error::Timeout {
-            url: "http://h/".into(),
-            timeout: std::time::Duration::from_secs(1),
-            source: "timed out".into(),
-        }),
-        Some(ErrorType::Timeout),
-    );
-    check(
         SyncError::from_transport(memdir_http::Error::Transport {
             url: "http://h/".into(),
             source: "refused".into(),
