@@ -162,9 +162,6 @@ impl Project {
         if change.body.as_deref().is_some_and(|b| b.trim().is_empty()) {
             return Err(OpsError::Empty("the memory's text is empty"));
         }
-        if scope == Scope::Team && change.memory_type == Some(MemoryType::User) {
-            return Err(OpsError::NotShareable);
-        }
         let folder = MemoryFolder::open(folder_path.as_std_path())?;
         let lock = folder.lock(self.lock_timeout())?;
         let original = read_text(&lock, &file)?;

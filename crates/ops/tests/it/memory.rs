@@ -209,6 +209,15 @@ fn a_team_update_is_secret_scanned_and_leaves_the_file_alone() {
         .unwrap_err();
     assert!(err.is_refusal(), "{err}");
     assert_eq!(world.read("memory/team/ci.md"), before);
+    let to_user = MemoryChange {
+        memory_type: Some(MemoryType::User),
+        ..MemoryChange::default()
+    };
+    assert!(matches!(
+        project.update_memory(Scope::Team, "ci", &to_user),
+        Err(OpsError::NotShareable)
+    ));
+    assert_eq!(world.read("memory/team/ci.md"), before);
 }
 
 #[test]
