@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::http::{ReadError, Request, Response};
+use crate::http::{Request, Response};
 use crate::store::{IfMatch, Limits, PutOutcome, PutRequest, RepoState, Store};
 
 /// What a request did, for the request log.
@@ -312,45 +312,6 @@ fn error_body(status: u16, body: &ErrorBody) -> Response {
 /// writes them).
 fn to_value(body: &impl Serialize) -> Value {
     serde_json::to_value(body).unwrap_or(Value::Null)
-}
-
-/// The answer to a request that could not be read, and how much of its
-/// body to read and discard afterwards so that the client sees it.
-pub(crate) fn refusal(e: &ReadError, max_body: usize) -> (Response, Option<u64>) {
-    match e {
-        ReadError::Timeout => (
-            error(
-                408,
-                ErrorCode::RequestTimeout,
-                "the request did not arrive in time",
-            ),
-            None,
-        ),
-        ReadError::BadHead(status, why) => (error(*status, ErrorCode::BadRequest, why), None),
-        ReadError::LengthRequired => (
-            error(
-                411,
-                ErrorCode::LengthRequired,
-                "send the body with a Content-Length",
-            ),
-            None,
-        ),
-        ReadError::BodyTooLarge(length) => {
-            let response = error(
-                413,
-                ErrorCode::BodyTooLarge,
-                &format!("the body is {length} bytes; the limit is {max_body} bytes"),
-            );
-            // Discard a modest excess so the client reads the 413; a huge
-            // declared length gets the answer and a closed connection.
-            let drain = (*length <= (max_body as u64).saturating_mul(16)).then_some(*length);
-            (response, drain)
-        }
-        ReadError::Closed | ReadError::Io => (
-            error(400, ErrorCode::BadRequest, "unreadable request"),
-            None,
-        ),
-    }
 }
 
 fn json_response(status: u16, body: &Value) -> Response {

@@ -19,12 +19,24 @@ pub struct Config {
     /// The most entries one repository may hold (2,000,
     /// [`memdir_protocol::DEFAULT_MAX_ENTRIES`]).
     pub max_entries: usize,
-    /// Worker threads, each serving one connection at a time (16).
+    /// Threads of the async runtime that serves connections (0: one per
+    /// core). Connections are tasks, not threads: an idle or slow
+    /// connection costs a little memory and no thread.
     pub workers: usize,
-    /// How long one request may take to arrive, and its response to be
-    /// written (30 s, the client's own timeout).
+    /// The most connections open at once (4,096). Past it the server stops
+    /// accepting until one closes; the kernel's listen queue holds the
+    /// rest.
+    pub max_connections: usize,
+    /// The most requests whose handler (the database work) runs at once
+    /// (64); the others wait their turn, first come first served.
+    pub max_in_flight: usize,
+    /// How long a request body may take to arrive once its head has (30 s,
+    /// the client's own timeout); past it the answer is a 408.
     pub request_timeout: Duration,
-    /// How long a kept-alive connection may sit idle (5 s).
+    /// How long a connection may take to deliver a whole request head:
+    /// after it opens, and after each kept-alive response (5 s). Past it
+    /// the connection is closed without an answer, whether it was silent
+    /// or trickling a head byte by byte.
     pub idle_timeout: Duration,
     /// Whether to log one JSON line per request (on): an `info` record with
     /// the target [`REQUEST_LOG_TARGET`], whose message is the line. Where
@@ -38,7 +50,9 @@ impl Default for Config {
             max_entry_bytes: MAX_ENTRY_BYTES,
             max_body_bytes: MAX_PUT_BODY_BYTES,
             max_entries: DEFAULT_MAX_ENTRIES,
-            workers: 16,
+            workers: 0,
+            max_connections: 4096,
+            max_in_flight: 64,
             request_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(5),
             log_requests: true,

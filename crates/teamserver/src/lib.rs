@@ -44,6 +44,7 @@ mod config;
 mod http;
 mod offline;
 mod server;
+mod service;
 mod sqlite;
 mod store;
 mod token;

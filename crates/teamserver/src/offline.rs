@@ -1,14 +1,26 @@
 //! The server's answer to one connection's bytes, without a socket: the
-//! same parsing, limits and handlers as [`Server`](crate::Server), for
-//! tests and fuzzing of the request handling.
+//! same hyper connection, limits and handlers as [`Server`](crate::Server),
+//! over an in-memory pipe, for tests and fuzzing of the request handling.
 
-use crate::api::{self, refusal};
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
 use crate::config::Config;
-use crate::http::{self, ReadError};
+use crate::http::MAX_HEAD_BYTES;
+use crate::service::{self, Ctx, Handler};
 use crate::store::Store;
 
+/// How long an offline connection may take in all: a bound for inputs that
+/// would wait on a deadline (a head that never ends is cut by
+/// [`Config::idle_timeout`]).
+const OFFLINE_LIMIT: Duration = Duration::from_secs(60);
+
 /// Serves `input`, the bytes a client sent on one connection before it
-/// closed, and returns the bytes the server writes back.
+/// stopped sending, and returns the bytes the server writes back.
 ///
 /// Requests are served in order while the connection stays open
 /// (HTTP/1.1 keep-alive, as over a socket). A request the input holds only
@@ -26,43 +38,41 @@ use crate::store::Store;
 /// ```
 #[must_use]
 pub fn respond(store: &dyn Store, config: &Config, input: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut rest = input;
-    loop {
-        let head_end = match http::head_end(rest) {
-            Ok(Some(end)) => end,
-            Ok(None) => return out,
-            Err(e) => {
-                refuse(&mut out, &e, config);
-                return out;
-            }
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+    else {
+        return Vec::new();
+    };
+    runtime.block_on(async {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(config.idle_timeout)
+            .max_header_size(MAX_HEAD_BYTES)
+            // The input ends where the client stopped sending; it still
+            // reads what the server answers.
+            .half_close(true);
+        let ctx = Ctx {
+            handler: Handler::Inline(store, config),
+            in_flight: None,
+            stopping: None,
         };
-        let (mut request, length) =
-            match http::parse_request_head(&rest[..head_end], config.max_body_bytes) {
-                Ok(v) => v,
-                Err(e) => {
-                    refuse(&mut out, &e, config);
-                    return out;
-                }
-            };
-        let body_start = head_end + 4;
-        if length > 0 && http::expects_continue(&request) {
-            out.extend_from_slice(http::CONTINUE);
-        }
-        let Some(body) = rest.get(body_start..body_start + length) else {
-            return out;
+        let service = service_fn(|req| service::serve(&ctx, req));
+        let conn = http.serve_connection(TokioIo::new(server), service);
+        let (mut read, mut write) = tokio::io::split(client);
+        let send = async {
+            let _ = write.write_all(input).await;
+            let _ = write.shutdown().await;
         };
-        request.body = body.to_vec();
-        rest = &rest[body_start + length..];
-        let (response, _) = api::handle(store, config, &request);
-        out.extend(http::encode_response(&response, request.keep_alive));
-        if !request.keep_alive {
-            return out;
-        }
-    }
-}
-
-fn refuse(out: &mut Vec<u8>, e: &ReadError, config: &Config) {
-    let (response, _) = refusal(e, config.max_body_bytes);
-    out.extend(http::encode_response(&response, false));
+        let mut out = Vec::new();
+        let receive = read.read_to_end(&mut out);
+        let all = async {
+            let ((), _, ()) = tokio::join!(send, receive, async {
+                let _ = conn.await;
+            });
+        };
+        let _ = tokio::time::timeout(OFFLINE_LIMIT, all).await;
+        out
+    })
 }

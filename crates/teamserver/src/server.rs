@@ -1,31 +1,36 @@
-//! The server: a listening socket, a fixed pool of worker threads, request
-//! logs through the `log` facade, and a shutdown that lets requests under
-//! way finish.
+//! The server: a listening socket served by a tokio runtime on a thread of
+//! its own, hyper for HTTP/1.1, request logs through the `log` facade,
+//! and a shutdown that lets requests under way finish.
 //!
-//! One thread accepts connections and hands them to the workers through a
-//! bounded queue; each worker serves one connection at a time (HTTP/1.1
-//! keep-alive). On shutdown the accept thread stops, and each worker
-//! finishes the request it is serving, answers it with
-//! `Connection: close`, serves the connections already queued, and exits.
+//! Every connection is a task, so an idle or slow client costs a little
+//! memory, not a worker: a request is never stuck behind other
+//! connections. The bounds are explicit ([`Config`]): connections open at
+//! once, handlers running at once (their database calls run on tokio's
+//! blocking pool), the time a head may take, the body's size (refused
+//! from its declared length, before it is read) and its deadline. On
+//! shutdown the server stops accepting, closes idle connections, lets each
+//! request under way finish and answer with `Connection: close`, then
+//! stops — after at most the request deadline.
 
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::net::{SocketAddr, TcpListener as StdListener, ToSocketAddrs};
+use std::pin::pin;
+use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use jiff::Timestamp;
-use memdir_protocol::ErrorCode;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::json;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
 
-use crate::api::{self, Handled};
 use crate::config::{Config, REQUEST_LOG_TARGET};
-use crate::http::{self, ReadError, ReadLimits, Request, Response};
+use crate::http::MAX_HEAD_BYTES;
+use crate::service::{self, Ctx, Handler};
 use crate::store::Store;
 
 /// Errors starting a server.
@@ -41,7 +46,7 @@ pub enum ServeError {
         #[source]
         source: io::Error,
     },
-    /// A thread could not be started.
+    /// A thread, or the async runtime, could not be started.
     #[error("cannot start a server thread")]
     Thread(#[source] io::Error),
     /// The SIGTERM and SIGINT handlers could not be installed.
@@ -64,14 +69,13 @@ pub enum ServeError {
 #[derive(Debug)]
 pub struct Server {
     handle: ShutdownHandle,
-    accept: Option<JoinHandle<()>>,
-    workers: Vec<JoinHandle<()>>,
+    thread: Option<JoinHandle<()>>,
 }
 
 /// Stops a server from another thread (a signal handler's thread, say).
 #[derive(Debug, Clone)]
 pub struct ShutdownHandle {
-    stop: Arc<AtomicBool>,
+    stop: Arc<watch::Sender<bool>>,
     addr: SocketAddr,
 }
 
@@ -79,26 +83,16 @@ impl ShutdownHandle {
     /// Asks the server to stop: no new connections; requests under way
     /// finish. Returns at once; [`Server::wait`] waits for the end.
     pub fn shutdown(&self) {
-        if self.stop.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        // Wake the accept thread, blocked in accept(), with a connection
-        // of our own; it sees the flag and stops.
-        let mut wake = self.addr;
-        if wake.ip().is_unspecified() {
-            wake.set_ip(match wake.ip() {
-                IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
-                IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::LOCALHOST),
-            });
-        }
-        let _ = TcpStream::connect_timeout(&wake, Duration::from_secs(1));
+        self.stop.send_replace(true);
     }
 }
 
+/// What every connection of a server shares.
 struct Shared {
     store: Arc<dyn Store>,
-    config: Config,
-    stop: Arc<AtomicBool>,
+    config: Arc<Config>,
+    in_flight: Semaphore,
+    stopping: watch::Receiver<bool>,
 }
 
 impl Server {
@@ -108,58 +102,48 @@ impl Server {
         store: Arc<dyn Store>,
         config: Config,
     ) -> Result<Self, ServeError> {
-        let listener = TcpListener::bind(&addr).map_err(|source| ServeError::Bind {
+        let bind_error = |source| ServeError::Bind {
             addr: format!("{addr:?}"),
             source,
-        })?;
-        let local = listener.local_addr().map_err(|source| ServeError::Bind {
-            addr: format!("{addr:?}"),
-            source,
-        })?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let workers = config.workers.max(1);
+        };
+        let listener = StdListener::bind(&addr).map_err(bind_error)?;
+        let local = listener.local_addr().map_err(bind_error)?;
+        listener.set_nonblocking(true).map_err(bind_error)?;
+        let mut runtime = tokio::runtime::Builder::new_multi_thread();
+        if config.workers > 0 {
+            runtime.worker_threads(config.workers);
+        }
+        let runtime = runtime
+            .max_blocking_threads(config.max_in_flight.max(1) + 4)
+            .thread_name("teamserver")
+            .enable_all()
+            .build()
+            .map_err(ServeError::Thread)?;
+        let listener = {
+            let _entered = runtime.enter();
+            TcpListener::from_std(listener).map_err(bind_error)?
+        };
+        let (stop, stopped) = watch::channel(false);
         let shared = Arc::new(Shared {
             store,
-            config,
-            stop: Arc::clone(&stop),
+            in_flight: Semaphore::new(config.max_in_flight.max(1)),
+            config: Arc::new(config),
+            stopping: stopped.clone(),
         });
-        let (tx, rx) = sync_channel::<TcpStream>(workers * 4);
-        let rx = Arc::new(Mutex::new(rx));
-        let mut server = Self {
-            handle: ShutdownHandle { stop, addr: local },
-            accept: None,
-            workers: Vec::with_capacity(workers),
-        };
-        for i in 0..workers {
-            let (rx, shared) = (Arc::clone(&rx), Arc::clone(&shared));
-            let worker = std::thread::Builder::new()
-                .name(format!("teamserver-worker-{i}"))
-                .spawn(move || work(&rx, &shared))
-                .map_err(ServeError::Thread)?;
-            server.workers.push(worker);
-        }
-        let stop = Arc::clone(&shared.stop);
-        let accept = std::thread::Builder::new()
-            .name("teamserver-accept".to_owned())
+        let thread = std::thread::Builder::new()
+            .name("teamserver".to_owned())
             .spawn(move || {
-                for conn in listener.incoming() {
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    match conn {
-                        Ok(stream) => {
-                            if tx.send(stream).is_err() {
-                                break;
-                            }
-                        }
-                        // Out of descriptors and the like: back off, go on.
-                        Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                    }
-                }
+                runtime.block_on(accept_loop(listener, shared, stopped));
+                runtime.shutdown_timeout(Duration::from_secs(1));
             })
             .map_err(ServeError::Thread)?;
-        server.accept = Some(accept);
-        Ok(server)
+        Ok(Self {
+            handle: ShutdownHandle {
+                stop: Arc::new(stop),
+                addr: local,
+            },
+            thread: Some(thread),
+        })
     }
 
     /// The address the server listens on (with the port chosen, when
@@ -225,11 +209,8 @@ impl Server {
     }
 
     fn join(&mut self) {
-        if let Some(accept) = self.accept.take() {
-            let _ = accept.join();
-        }
-        for worker in self.workers.drain(..) {
-            let _ = worker.join();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 }
@@ -241,80 +222,67 @@ impl Drop for Server {
     }
 }
 
-fn work(rx: &Mutex<Receiver<TcpStream>>, shared: &Shared) {
+/// Accepts connections until told to stop, then waits for the open ones
+/// to finish (at most the request deadline, plus the time a head may
+/// take).
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stop: watch::Receiver<bool>) {
+    let config = Arc::clone(&shared.config);
+    let max_connections = config.max_connections.max(1);
+    let connections = Arc::new(Semaphore::new(max_connections));
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(config.idle_timeout)
+        .max_header_size(MAX_HEAD_BYTES);
+    let http = Arc::new(http);
     loop {
-        let next = match rx.lock() {
-            Ok(rx) => rx.recv(),
-            Err(_) => return,
+        let mut stopped = stop.clone();
+        let permit = tokio::select! {
+            permit = Arc::clone(&connections).acquire_owned() => permit,
+            () = until_stopped(&mut stopped) => break,
         };
-        let Ok(stream) = next else {
-            // The accept thread is gone and the queue is empty.
-            return;
+        let Ok(permit) = permit else { break };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = until_stopped(&mut stopped) => break,
         };
-        serve_connection(stream, shared);
-    }
-}
-
-fn serve_connection(mut stream: TcpStream, shared: &Shared) {
-    let config = &shared.config;
-    let limits = ReadLimits {
-        idle: config.idle_timeout,
-        request: config.request_timeout,
-        max_body: config.max_body_bytes,
-    };
-    let _ = stream.set_nodelay(true);
-    let mut buffered = Vec::new();
-    loop {
-        let started = Instant::now();
-        let request = match http::read_request(&mut stream, &mut buffered, limits, &shared.stop) {
-            Ok(request) => request,
-            Err(ReadError::Closed | ReadError::Io) => return,
-            Err(e) => {
-                let (response, drain) = api::refusal(&e, config.max_body_bytes);
-                let _ = http::write_response(&mut stream, &response, false, config.request_timeout);
-                log(config, None, &response, started, &Handled::default());
-                if let Some(length) = drain {
-                    http::drain(&mut stream, length, config.request_timeout);
+        let Ok((stream, _)) = accepted else {
+            // Out of descriptors and the like: back off, go on.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let (shared, http) = (Arc::clone(&shared), Arc::clone(&http));
+        tokio::spawn(async move {
+            let _permit = permit;
+            let service = service_fn(|req| {
+                let shared = Arc::clone(&shared);
+                async move {
+                    let ctx = Ctx {
+                        handler: Handler::Blocking(&shared.store, &shared.config),
+                        in_flight: Some(&shared.in_flight),
+                        stopping: Some(&shared.stopping),
+                    };
+                    service::serve(&ctx, req).await
                 }
-                return;
+            });
+            let mut conn = pin!(http.serve_connection(TokioIo::new(stream), service));
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                () = until_stopped(&mut stopped) => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
             }
-        };
-        let store = &*shared.store;
-        let (response, handled) =
-            catch_unwind(AssertUnwindSafe(|| api::handle(store, config, &request))).unwrap_or_else(
-                |_| {
-                    let response = api::error(500, ErrorCode::Internal, "internal server error");
-                    (response, Handled::default())
-                },
-            );
-        let keep_alive = request.keep_alive && !shared.stop.load(Ordering::SeqCst);
-        let written =
-            http::write_response(&mut stream, &response, keep_alive, config.request_timeout);
-        log(config, Some(&request), &response, started, &handled);
-        if written.is_err() || !keep_alive {
-            return;
-        }
+        });
     }
+    drop(listener);
+    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
+    let deadline = config.request_timeout + config.idle_timeout;
+    let _ = tokio::time::timeout(deadline, connections.acquire_many(all)).await;
 }
 
-fn log(
-    config: &Config,
-    request: Option<&Request>,
-    response: &Response,
-    started: Instant,
-    handled: &Handled,
-) {
-    if !config.log_requests {
-        return;
-    }
-    let line = json!({
-        "time": Timestamp::now().to_string(),
-        "method": request.map(|r| r.method.as_str()),
-        "path": request.map(|r| r.target.split('?').next().unwrap_or_default()),
-        "repo": handled.repo,
-        "org": handled.org,
-        "status": response.status,
-        "durationMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-    });
-    log::info!(target: REQUEST_LOG_TARGET, "{line}");
+/// Returns once the server is told to stop (at once if it was).
+async fn until_stopped(stop: &mut watch::Receiver<bool>) {
+    // A closed channel means the server is gone: stop too.
+    let _ = stop.wait_for(|stopped| *stopped).await;
 }

@@ -366,12 +366,40 @@ fn unknown_paths_are_404_and_other_methods_405() {
 }
 
 #[test]
-fn a_slow_request_is_408_and_a_chunked_body_411() {
+fn a_slow_head_is_cut_a_slow_body_is_408_and_a_chunked_body_411() {
     let mut config = quiet();
+    config.idle_timeout = Duration::from_millis(300);
     config.request_timeout = Duration::from_millis(300);
     let h = start(config);
-    let (status, out) = raw_status(&h, b"GET /healthz HTTP/1.1\r\nHost: x\r\n");
-    assert_eq!(status, 408, "{out}");
+    // A head that never ends: the connection is closed, without an answer,
+    // once the head deadline passes.
+    let started = std::time::Instant::now();
+    let mut s = TcpStream::connect(h.server.local_addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    assert_eq!(out, "");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
+    // A silent connection is closed after as long.
+    let mut s = TcpStream::connect(h.server.local_addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    assert_eq!(s.read(&mut [0u8; 16]).unwrap_or(0), 0);
+    // A body that stops short is answered 408.
+    let t = h.token("acme");
+    let mut s = TcpStream::connect(h.server.local_addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let head = format!(
+        "PUT /api/claude_code/team_memory?repo=o/r HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {t}\r\nContent-Length: 100\r\n\r\n{{\"entr"
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    assert!(out.starts_with("HTTP/1.1 408 "), "{out}");
     assert!(out.contains("\"request_timeout\""), "{out}");
     let (status, _) = raw_status(
         &h,
@@ -403,7 +431,10 @@ fn shutdown_finishes_a_request_under_way() {
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
-    assert!(out.contains("Connection: close\r\n"), "{out}");
+    assert!(
+        out.to_ascii_lowercase().contains("connection: close\r\n"),
+        "{out}"
+    );
     let Harness { server, store, .. } = h;
     server.wait();
     let state = store.get("acme", "o/r", View::Full).unwrap();
@@ -430,7 +461,8 @@ fn the_hashes_view_answers_304_to_the_tag_it_would_send() {
     assert_eq!(status, 304, "{text}");
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     assert_eq!(body, "", "a 304 has no body");
-    assert!(head.contains(&format!("ETag: \"{sum}\"")), "{head}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains(&format!("etag: \"{sum}\"")), "{head}");
     assert!(
         !head.to_ascii_lowercase().contains("content-length"),
         "{head}"
@@ -466,7 +498,8 @@ fn a_minimal_put_answers_only_the_keys_it_wrote() {
     assert_eq!(status, 200, "{text}");
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     assert!(
-        head.contains("Preference-Applied: return=minimal"),
+        head.to_ascii_lowercase()
+            .contains("preference-applied: return=minimal"),
         "{head}"
     );
     let body: Value = serde_json::from_str(body).unwrap();
@@ -487,7 +520,10 @@ fn a_minimal_put_answers_only_the_keys_it_wrote() {
     let extra = format!("If-Match: {all}\r\nContent-Type: application/json\r\n");
     let (status, text) = raw(&h, &t, put, &extra, r#"{"entries": {"d.md": "four"}}"#);
     assert_eq!(status, 200);
-    assert!(!text.contains("Preference-Applied"), "{text}");
+    assert!(
+        !text.to_ascii_lowercase().contains("preference-applied"),
+        "{text}"
+    );
     let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
     assert_eq!(
         keys(&body["content"]["entryChecksums"]),
@@ -529,7 +565,6 @@ fn conflicting_content_lengths_are_refused_not_chosen_between() {
     };
     let (status, out) = put("Content-Length: 14\r\nContent-Length: 2\r\n");
     assert_eq!(status, 400, "{out}");
-    assert!(out.contains("conflicting Content-Length"), "{out}");
     assert_eq!(put("Content-Length: 14, 2\r\n").0, 400);
     for odd in ["+14", "1 4", "0x0e", "-14", ""] {
         let (status, out) = put(&format!("Content-Length: {odd}\r\n"));
@@ -541,13 +576,13 @@ fn conflicting_content_lengths_are_refused_not_chosen_between() {
 }
 
 #[test]
-fn a_request_with_bare_lf_line_ends_is_refused_at_once() {
+fn a_request_with_bare_lf_line_ends_is_answered_at_once() {
+    // RFC 9112 §2.2 lets a server read a bare LF as a line end; what it
+    // must not do is wait for a CRLF that never comes.
     let h = start(quiet());
     let started = std::time::Instant::now();
-    let (status, out) = raw_status(&h, b"GET /healthz HTTP/1.1\nHost: x\n\n");
-    assert_eq!(status, 400, "{out}");
-    assert!(out.contains("CRLF"), "{out}");
-    // Not after the request deadline (30 s by default): at once.
+    let (status, out) = raw_status(&h, b"GET /healthz HTTP/1.1\nHost: x\nConnection: close\n\n");
+    assert_eq!(status, 200, "{out}");
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "{:?}",
