@@ -87,10 +87,7 @@ impl Response {
             }
         }
         if close {
-            headers.insert(
-                hyper::header::CONNECTION,
-                HeaderValue::from_static("close"),
-            );
+            headers.insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
     }

@@ -4,7 +4,7 @@
 //! limits — is `memdir_protocol`'s, shared with the client; this crate
 //! serves it and keeps it in a database.
 //!
-//! - [`Server`] — HTTP/1.1 on a fixed pool of worker threads:
+//! - [`Server`] — HTTP/1.1 with hyper on a tokio runtime of its own:
 //!   `GET/PUT /api/claude_code/team_memory?repo=owner/name[&view=hashes]`
 //!   and `GET /healthz`; bearer tokens scoped to one organisation;
 //!   `If-Match` with 412 (current hashes in the body) and 428; the size
@@ -18,7 +18,8 @@
 //! - [`Store`] — the storage trait: a read, a check-and-write in one
 //!   transaction ([`PutRequest`]), and tokens kept only as SHA-256 hashes.
 //!   [`SqliteStore`] is the embedded backend (one file, WAL, fsync on every
-//!   commit, schema migrated on open).
+//!   commit, writes waiting together committed together, reads beside the
+//!   writer, schema migrated on open).
 //! - [`respond`] — the server's answer to one connection's bytes, with no
 //!   socket: the same parsing, limits and handlers, for tests and fuzzing.
 //!

@@ -142,9 +142,8 @@ async fn handle(ctx: &Ctx<'_>, request: Request) -> (Response, Handled) {
         Handler::Inline(store, config) => api::handle(*store, config, &request),
         Handler::Blocking(store, config) => {
             let (store, config) = (Arc::clone(store), Arc::clone(config));
-            let run = move || {
-                catch_unwind(AssertUnwindSafe(|| api::handle(&*store, &config, &request)))
-            };
+            let run =
+                move || catch_unwind(AssertUnwindSafe(|| api::handle(&*store, &config, &request)));
             match tokio::task::spawn_blocking(run).await {
                 Ok(Ok(answer)) => answer,
                 // The handler panicked, or the pool is shutting down.

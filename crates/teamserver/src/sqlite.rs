@@ -9,10 +9,21 @@
 //! even one in another process. The schema version is SQLite's
 //! `user_version`; pending migrations run, each in its own transaction,
 //! when the file is opened.
+//!
+//! Group commit: writes go to one writer thread, which takes every write
+//! waiting for it, runs each in its own savepoint of one transaction, and
+//! commits them together — one fsync for the batch, and each write is
+//! answered only once that commit is on disk. A write that fails rolls
+//! back its own savepoint, not its neighbours'; a commit that fails fails
+//! every write of the batch. Writes are served in arrival order. Reads run
+//! on a small pool of their own connections, each read in one snapshot
+//! (WAL readers never wait for the writer); an in-memory database, which
+//! a second connection could not see, reads through the writer.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -65,14 +76,28 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// assert_eq!(store.verify_token(&token.token)?, None);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
 pub struct SqliteStore {
-    conn: Mutex<Connection>,
+    writer: Writer,
+    /// `None` for an in-memory database: reads go through the writer.
+    readers: Option<Readers>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("readers", &self.readers.as_ref().map(|r| &r.path))
+            .finish_non_exhaustive()
+    }
 }
 
 fn db(e: rusqlite::Error) -> StoreError {
     StoreError::Database(Box::new(e))
 }
+
+/// The most writes one commit carries.
+const MAX_BATCH: usize = 128;
+/// The most idle read connections kept open.
+const MAX_IDLE_READERS: usize = 16;
 
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path`, and migrates its
@@ -80,18 +105,232 @@ impl SqliteStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let mut conn = Connection::open(path).map_err(db)?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(db)?;
-        conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
             .map_err(db)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(db)?;
         migrate(&mut conn)?;
+        // Only a database in WAL mode (a file) can be read beside the
+        // writer; SQLite reports "memory" for an in-memory one.
+        let readers = mode.eq_ignore_ascii_case("wal").then(|| Readers {
+            path: path.to_path_buf(),
+            idle: Mutex::new(Vec::new()),
+        });
         Ok(Self {
-            conn: Mutex::new(conn),
+            writer: Writer::start(conn)?,
+            readers,
         })
     }
 
-    fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
-        self.conn.lock().map_err(|_| StoreError::Poisoned)
+    /// Runs `f` in the writer's transaction (its own savepoint) and returns
+    /// its result once the batch holding it has committed.
+    fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (reply, answer) = mpsc::sync_channel(1);
+        let job = Box::new(TypedJob {
+            f: Some(f),
+            result: None,
+            reply,
+        });
+        self.writer.submit(job)?;
+        answer.recv().map_err(|_| StoreError::Poisoned)?
+    }
+
+    /// Runs `f` on a read connection, in one snapshot.
+    fn read<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let Some(readers) = &self.readers else {
+            return self.write(f);
+        };
+        let conn = readers.take()?;
+        let result = (|| {
+            let snapshot = conn.unchecked_transaction().map_err(db)?;
+            let value = f(&snapshot)?;
+            snapshot.finish().map_err(db)?;
+            Ok(value)
+        })();
+        readers.give_back(conn);
+        result
+    }
+}
+
+/// Idle read connections, opened as needed.
+struct Readers {
+    path: std::path::PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl Readers {
+    fn take(&self) -> Result<Connection, StoreError> {
+        let idle = self.idle.lock().map_err(|_| StoreError::Poisoned)?.pop();
+        if let Some(conn) = idle {
+            return Ok(conn);
+        }
+        let conn = Connection::open(&self.path).map_err(db)?;
+        conn.busy_timeout(Duration::from_secs(30)).map_err(db)?;
+        Ok(conn)
+    }
+
+    fn give_back(&self, conn: Connection) {
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < MAX_IDLE_READERS
+        {
+            idle.push(conn);
+        }
+    }
+}
+
+/// The writer thread and the queue to it.
+struct Writer {
+    queue: Mutex<Option<mpsc::Sender<Box<dyn Job>>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// One write waiting for the writer.
+trait Job: Send {
+    /// Runs the write inside its savepoint; keeps the result.
+    fn run(&mut self, conn: &Connection);
+    /// Whether the write failed (its savepoint is rolled back).
+    fn failed(&self) -> bool;
+    /// Delivers the result once the commit is known.
+    fn finish(self: Box<Self>, commit: Result<(), SharedError>);
+}
+
+struct TypedJob<T, F> {
+    f: Option<F>,
+    result: Option<Result<T, StoreError>>,
+    reply: mpsc::SyncSender<Result<T, StoreError>>,
+}
+
+impl<T, F> Job for TypedJob<T, F>
+where
+    T: Send,
+    F: FnOnce(&Connection) -> Result<T, StoreError> + Send,
+{
+    fn run(&mut self, conn: &Connection) {
+        if let Some(f) = self.f.take() {
+            self.result = Some(f(conn));
+        }
+    }
+
+    fn failed(&self) -> bool {
+        !matches!(self.result, Some(Ok(_)))
+    }
+
+    fn finish(self: Box<Self>, commit: Result<(), SharedError>) {
+        let result = match (commit, self.result) {
+            (Ok(()), Some(result)) => result,
+            (Ok(()), None) => Err(StoreError::Poisoned),
+            (Err(e), _) => Err(StoreError::Database(Box::new(e))),
+        };
+        // The caller may be gone; nothing to tell it then.
+        let _ = self.reply.send(result);
+    }
+}
+
+/// A database error shared by every write of a batch whose commit failed.
+#[derive(Debug, Clone)]
+struct SharedError(Arc<rusqlite::Error>);
+
+impl std::fmt::Display for SharedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the commit failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for SharedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+impl Writer {
+    fn start(conn: Connection) -> Result<Self, StoreError> {
+        let (queue, jobs) = mpsc::channel::<Box<dyn Job>>();
+        let thread = std::thread::Builder::new()
+            .name("teamserver-sqlite-writer".to_owned())
+            .spawn(move || write_loop(&conn, &jobs))
+            .map_err(|e| StoreError::Database(Box::new(e)))?;
+        Ok(Self {
+            queue: Mutex::new(Some(queue)),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    fn submit(&self, job: Box<dyn Job>) -> Result<(), StoreError> {
+        let queue = self.queue.lock().map_err(|_| StoreError::Poisoned)?;
+        queue
+            .as_ref()
+            .ok_or(StoreError::Poisoned)?
+            .send(job)
+            .map_err(|_| StoreError::Poisoned)
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // Closing the queue ends the writer once it has written what it holds.
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.take();
+        }
+        if let Ok(mut thread) = self.thread.lock()
+            && let Some(thread) = thread.take()
+        {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn write_loop(conn: &Connection, jobs: &mpsc::Receiver<Box<dyn Job>>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        commit_batch(conn, batch);
+    }
+}
+
+/// Runs a batch in one transaction, each write in its savepoint, and
+/// answers every write once the commit is known.
+fn commit_batch(conn: &Connection, mut batch: Vec<Box<dyn Job>>) {
+    let shared = |e: rusqlite::Error| SharedError(Arc::new(e));
+    let outcome = (|| {
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(shared)?;
+        for job in &mut batch {
+            if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(shared(e));
+            }
+            job.run(conn);
+            let end = if job.failed() {
+                "ROLLBACK TO job; RELEASE job"
+            } else {
+                "RELEASE job"
+            };
+            if let Err(e) = conn.execute_batch(end) {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(shared(e));
+            }
+        }
+        if let Err(e) = conn.execute_batch("COMMIT") {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(shared(e));
+        }
+        Ok(())
+    })();
+    for job in batch {
+        job.finish(outcome.clone());
     }
 }
 
@@ -177,130 +416,153 @@ fn read_state(
 
 impl Store for SqliteStore {
     fn get(&self, org: &str, repo: &str, view: View) -> Result<Option<RepoState>, StoreError> {
-        let conn = self.lock()?;
-        let state = read_state(&conn, org, repo, view)?;
-        Ok((!state.entry_checksums.is_empty()).then_some(state))
+        let (org, repo) = (org.to_owned(), repo.to_owned());
+        self.read(move |conn| {
+            let state = read_state(conn, &org, &repo, view)?;
+            Ok((!state.entry_checksums.is_empty()).then_some(state))
+        })
     }
 
     fn put(&self, request: &PutRequest<'_>) -> Result<PutOutcome, StoreError> {
-        let &PutRequest {
-            org,
-            repo,
-            entries,
-            if_match,
-            limits,
-        } = request;
-        let mut conn = self.lock()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(db)?;
-        let mut state = read_state(&tx, org, repo, View::Hashes)?;
-        let has_entries = !state.entry_checksums.is_empty();
-        match if_match {
-            IfMatch::Absent if has_entries => return Ok(PutOutcome::PreconditionRequired(state)),
-            IfMatch::Any if !has_entries => return Ok(PutOutcome::PreconditionFailed(state)),
-            IfMatch::Checksum(seen) if *seen != state.checksum => {
-                return Ok(PutOutcome::PreconditionFailed(state));
-            }
-            _ => {}
-        }
-        let added = entries
-            .keys()
-            .filter(|k| !state.entry_checksums.contains_key(*k))
-            .count();
-        let would_hold = state.entry_checksums.len() + added;
-        if would_hold > limits.max_entries {
-            return Ok(PutOutcome::TooManyEntries {
-                max_entries: limits.max_entries,
-                would_hold,
-            });
-        }
-        {
-            let mut upsert = tx
-                .prepare_cached(
-                    "INSERT INTO entries (org, repo, key, content, checksum)
-                     VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT (org, repo, key)
-                     DO UPDATE SET content = excluded.content, checksum = excluded.checksum",
-                )
-                .map_err(db)?;
-            for (key, text) in entries {
-                let sum = entry_checksum(text);
-                upsert
-                    .execute(params![org, repo, key, text, sum])
-                    .map_err(db)?;
-                state.entry_checksums.insert(key.clone(), sum);
-            }
-        }
-        // Stored to the millisecond; answer with what a later GET will say.
-        let now = Timestamp::from_millisecond(Timestamp::now().as_millisecond())
-            .unwrap_or(Timestamp::UNIX_EPOCH);
-        state.version += 1;
-        state.last_modified = Some(now);
-        state.checksum = repo_checksum(&state.entry_checksums);
-        tx.execute(
-            "INSERT INTO repos (org, repo, version, last_modified_ms, checksum)
-             VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (org, repo) DO UPDATE SET version = excluded.version,
-                 last_modified_ms = excluded.last_modified_ms, checksum = excluded.checksum",
-            params![
-                org,
-                repo,
-                state.version.cast_signed(),
-                now.as_millisecond(),
-                state.checksum
-            ],
-        )
-        .map_err(db)?;
-        tx.commit().map_err(db)?;
-        Ok(PutOutcome::Accepted(state))
+        let org = request.org.to_owned();
+        let repo = request.repo.to_owned();
+        let entries = request.entries.clone();
+        let if_match = request.if_match.clone();
+        let limits = request.limits;
+        self.write(move |conn| {
+            put_in(
+                conn,
+                &PutRequest {
+                    org: &org,
+                    repo: &repo,
+                    entries: &entries,
+                    if_match: &if_match,
+                    limits,
+                },
+            )
+        })
     }
 
     fn create_token(&self, org: &str) -> Result<NewToken, StoreError> {
         token::check_org(org)?;
         let (secret, id) = token::generate()?;
-        let conn = self.lock()?;
-        conn.execute(
-            "INSERT INTO tokens (id, org, hash, created_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![
-                id,
-                org,
-                token::hash(&secret),
-                Timestamp::now().as_millisecond()
-            ],
-        )
-        .map_err(db)?;
-        Ok(NewToken {
-            token: secret,
-            prefix: token::prefix_of(&id),
-            organization_id: org.to_owned(),
+        let org = org.to_owned();
+        self.write(move |conn| {
+            conn.execute(
+                "INSERT INTO tokens (id, org, hash, created_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    id,
+                    org,
+                    token::hash(&secret),
+                    Timestamp::now().as_millisecond()
+                ],
+            )
+            .map_err(db)?;
+            Ok(NewToken {
+                token: secret,
+                prefix: token::prefix_of(&id),
+                organization_id: org,
+            })
         })
     }
 
     fn verify_token(&self, token: &str) -> Result<Option<String>, StoreError> {
-        let conn = self.lock()?;
-        conn.query_row(
-            "SELECT org FROM tokens WHERE hash = ?1",
-            params![token::hash(token)],
-            |r| r.get(0),
-        )
-        .optional()
-        .map_err(db)
+        let hash = token::hash(token);
+        self.read(move |conn| {
+            conn.prepare_cached("SELECT org FROM tokens WHERE hash = ?1")
+                .map_err(db)?
+                .query_row(params![hash], |r| r.get(0))
+                .optional()
+                .map_err(db)
+        })
     }
 
     fn revoke_token(&self, prefix: &str) -> Result<bool, StoreError> {
         let id = token::id_from_prefix(prefix)
-            .ok_or_else(|| StoreError::InvalidTokenPrefix(prefix.to_owned()))?;
-        let conn = self.lock()?;
-        let n = conn
-            .execute("DELETE FROM tokens WHERE id = ?1", params![id])
-            .map_err(db)?;
-        Ok(n > 0)
+            .ok_or_else(|| StoreError::InvalidTokenPrefix(prefix.to_owned()))?
+            .to_owned();
+        self.write(move |conn| {
+            let n = conn
+                .execute("DELETE FROM tokens WHERE id = ?1", params![id])
+                .map_err(db)?;
+            Ok(n > 0)
+        })
     }
 
     fn schema_version(&self) -> Result<u32, StoreError> {
-        user_version(&*self.lock()?)
+        self.read(user_version)
     }
+}
+
+/// A PUT inside the writer's transaction: the precondition, the cap, the
+/// upserts and the new repository row.
+fn put_in(conn: &Connection, request: &PutRequest<'_>) -> Result<PutOutcome, StoreError> {
+    let &PutRequest {
+        org,
+        repo,
+        entries,
+        if_match,
+        limits,
+    } = request;
+    let mut state = read_state(conn, org, repo, View::Hashes)?;
+    let has_entries = !state.entry_checksums.is_empty();
+    match if_match {
+        IfMatch::Absent if has_entries => return Ok(PutOutcome::PreconditionRequired(state)),
+        IfMatch::Any if !has_entries => return Ok(PutOutcome::PreconditionFailed(state)),
+        IfMatch::Checksum(seen) if *seen != state.checksum => {
+            return Ok(PutOutcome::PreconditionFailed(state));
+        }
+        _ => {}
+    }
+    let added = entries
+        .keys()
+        .filter(|k| !state.entry_checksums.contains_key(*k))
+        .count();
+    let would_hold = state.entry_checksums.len() + added;
+    if would_hold > limits.max_entries {
+        return Ok(PutOutcome::TooManyEntries {
+            max_entries: limits.max_entries,
+            would_hold,
+        });
+    }
+    {
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO entries (org, repo, key, content, checksum)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (org, repo, key)
+                 DO UPDATE SET content = excluded.content, checksum = excluded.checksum",
+            )
+            .map_err(db)?;
+        for (key, text) in entries {
+            let sum = entry_checksum(text);
+            upsert
+                .execute(params![org, repo, key, text, sum])
+                .map_err(db)?;
+            state.entry_checksums.insert(key.clone(), sum);
+        }
+    }
+    // Stored to the millisecond; answer with what a later GET will say.
+    let now = Timestamp::from_millisecond(Timestamp::now().as_millisecond())
+        .unwrap_or(Timestamp::UNIX_EPOCH);
+    state.version += 1;
+    state.last_modified = Some(now);
+    state.checksum = repo_checksum(&state.entry_checksums);
+    conn.execute(
+        "INSERT INTO repos (org, repo, version, last_modified_ms, checksum)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (org, repo) DO UPDATE SET version = excluded.version,
+             last_modified_ms = excluded.last_modified_ms, checksum = excluded.checksum",
+        params![
+            org,
+            repo,
+            state.version.cast_signed(),
+            now.as_millisecond(),
+            state.checksum
+        ],
+    )
+    .map_err(db)?;
+    Ok(PutOutcome::Accepted(state))
 }
 
 #[cfg(test)]

@@ -47,15 +47,19 @@ fn accepted(outcome: PutOutcome) -> RepoState {
 fn opens_migrated_in_wal_mode() {
     let (_dir, store) = store();
     assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);
-    let conn = store.lock().expect("lock");
-    let mode: String = conn
-        .pragma_query_value(None, "journal_mode", |r| r.get(0))
-        .expect("mode");
+    let (mode, sync) = store
+        .write(|conn| {
+            let mode: String = conn
+                .pragma_query_value(None, "journal_mode", |r| r.get(0))
+                .map_err(db)?;
+            let sync: i64 = conn
+                .pragma_query_value(None, "synchronous", |r| r.get(0))
+                .map_err(db)?;
+            Ok((mode, sync))
+        })
+        .expect("pragmas");
     assert_eq!(mode, "wal");
-    let sync: i64 = conn
-        .pragma_query_value(None, "synchronous", |r| r.get(0))
-        .expect("sync");
-    assert_eq!(sync, 2, "synchronous=FULL");
+    assert_eq!(sync, 2, "synchronous=FULL on the connection that commits");
 }
 
 #[test]
@@ -308,15 +312,7 @@ fn tokens_are_stored_only_as_hashes() {
     let (_dir, store) = store();
     let t = store.create_token("acme").expect("token");
     assert!(t.token.starts_with(&t.prefix));
-    let conn = store.lock().expect("lock");
-    let stored: Vec<String> = conn
-        .prepare("SELECT id || org || hash FROM tokens")
-        .expect("prepare")
-        .query_map([], |r| r.get(0))
-        .expect("query")
-        .collect::<Result<_, _>>()
-        .expect("rows");
-    drop(conn);
+    let stored = token_rows(&store);
     let secret = &t.token[t.prefix.len() + 1..];
     assert!(stored.iter().all(|row| !row.contains(secret)));
     assert_eq!(store.verify_token("mdt_nope").expect("verify"), None);
@@ -330,4 +326,152 @@ fn tokens_are_stored_only_as_hashes() {
         store.create_token(""),
         Err(StoreError::InvalidOrganization(_))
     ));
+}
+
+/// Every token row, as one string each.
+fn token_rows(store: &SqliteStore) -> Vec<String> {
+    store
+        .read(|conn| {
+            conn.prepare("SELECT id || ' ' || org || ' ' || hash FROM tokens")
+                .map_err(db)?
+                .query_map([], |r| r.get(0))
+                .map_err(db)?
+                .collect::<Result<_, _>>()
+                .map_err(db)
+        })
+        .expect("rows")
+}
+
+fn insert_token_row(conn: &Connection, id: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO tokens (id, org, hash, created_ms) VALUES (?1, 'o', ?1, 0)",
+        params![id],
+    )
+    .map(drop)
+    .map_err(db)
+}
+
+#[test]
+fn writes_waiting_together_commit_together_and_fail_alone() {
+    let (_dir, store) = store();
+    let store = Arc::new(store);
+    // The first write holds the writer while three more queue up behind
+    // it; those three are one batch.
+    let slow = {
+        let store = Arc::clone(&store);
+        std::thread::spawn(move || {
+            store.write(|conn| {
+                std::thread::sleep(Duration::from_millis(300));
+                insert_token_row(conn, "first")
+            })
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let queued: Vec<_> = ["good-1", "bad", "good-2"]
+        .into_iter()
+        .map(|id| {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || {
+                store.write(move |conn| {
+                    insert_token_row(conn, id)?;
+                    if id == "bad" {
+                        return Err(StoreError::InvalidOrganization("bad".to_owned()));
+                    }
+                    Ok(())
+                })
+            })
+        })
+        .collect();
+    assert!(slow.join().expect("join").is_ok());
+    let results: Vec<_> = queued
+        .into_iter()
+        .map(|t| t.join().expect("join").is_ok())
+        .collect();
+    assert_eq!(results, [true, false, true]);
+    let ids: Vec<String> = token_rows(&store)
+        .iter()
+        .map(|row| row.split(' ').next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    for id in ["first", "good-1", "good-2"] {
+        assert!(ids.iter().any(|i| i == id), "{id} missing from {ids:?}");
+    }
+}
+
+#[test]
+fn concurrent_chained_puts_lose_nothing() {
+    let (_dir, store) = store();
+    let store = Arc::new(store);
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || {
+                let mut accepted_keys = Vec::new();
+                for i in 0..40 {
+                    let key = format!("t{t}-{i}.md");
+                    let current = store.get("o", "a/b", View::Hashes).expect("get");
+                    let if_match =
+                        current.map_or(IfMatch::Absent, |s| IfMatch::Checksum(s.checksum));
+                    let outcome = put(
+                        &store,
+                        "o",
+                        "a/b",
+                        &entries(&[(key.as_str(), "v")]),
+                        &if_match,
+                        Limits {
+                            max_entries: 10_000,
+                        },
+                    )
+                    .expect("put");
+                    if matches!(outcome, PutOutcome::Accepted(_)) {
+                        accepted_keys.push(key);
+                    }
+                }
+                accepted_keys
+            })
+        })
+        .collect();
+    let accepted: Vec<String> = threads
+        .into_iter()
+        .flat_map(|t| t.join().expect("join"))
+        .collect();
+    let state = store
+        .get("o", "a/b", View::Hashes)
+        .expect("get")
+        .expect("some");
+    // Every accepted PUT counted once and its key kept; no refused one
+    // left a trace.
+    assert_eq!(state.version, accepted.len() as u64);
+    assert_eq!(state.entry_checksums.len(), accepted.len());
+    assert!(
+        accepted
+            .iter()
+            .all(|k| state.entry_checksums.contains_key(k))
+    );
+}
+
+#[test]
+fn an_in_memory_database_reads_what_it_wrote() {
+    let store = SqliteStore::open(Path::new(":memory:")).expect("open");
+    accepted(
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("k", "v")]),
+            &IfMatch::Absent,
+            LIMITS,
+        )
+        .expect("put"),
+    );
+    let state = store
+        .get("o", "a/b", View::Full)
+        .expect("get")
+        .expect("some");
+    assert_eq!(state.entries, Some(entries(&[("k", "v")])));
+    let t = store.create_token("acme").expect("token");
+    assert_eq!(
+        store.verify_token(&t.token).expect("verify").as_deref(),
+        Some("acme")
+    );
 }
