@@ -13,6 +13,9 @@ pub const POSTGRES_URL_VAR: &str = "MEMDIR_TEST_POSTGRES_URL";
 /// [`POSTGRES_URL_VAR`] is unset.
 pub const REQUIRE_POSTGRES_VAR: &str = "MEMDIR_REQUIRE_POSTGRES";
 
+/// Distinguishes the databases one test process makes.
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
 /// A database made for one test; dropped (with its connections) when this
 /// value is.
 #[derive(Debug)]
@@ -46,7 +49,6 @@ impl PgDatabase {
                 return None;
             }
         };
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());

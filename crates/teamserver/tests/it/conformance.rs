@@ -15,8 +15,8 @@ mod http;
 mod store;
 
 /// A harness on a fresh SQLite file.
-fn sqlite() -> Option<Harness> {
-    Some(start(quiet()))
+fn sqlite() -> Harness {
+    start(quiet())
 }
 
 /// A harness on a fresh PostgreSQL database, or `None` (skipped).
@@ -36,7 +36,7 @@ macro_rules! conformance {
                 $(
                     #[test]
                     fn $case() {
-                        let h = super::super::sqlite().unwrap();
+                        let h = super::super::sqlite();
                         super::super::$module::$case(&h);
                     }
                 )*
@@ -92,7 +92,7 @@ fn both_backends_compute_the_same_states() {
     let Some(pg) = postgres() else {
         return;
     };
-    let lite = sqlite().unwrap();
+    let lite = sqlite();
     let (a, b) = (
         store::scripted_history(&*lite.store),
         store::scripted_history(&*pg.store),

@@ -8,5 +8,7 @@ mod concurrency;
 mod conformance;
 mod crash;
 mod isolation;
+#[cfg(feature = "postgres")]
+mod pg_processes;
 mod protocol;
 mod support;

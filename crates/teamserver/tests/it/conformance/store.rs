@@ -400,7 +400,7 @@ pub(super) fn concurrent_writers_lose_nothing(h: &Harness) {
                             | PutOutcome::PreconditionRequired(s) => {
                                 seen = IfMatch::Checksum(s.checksum);
                             }
-                            other => panic!("{other:?}"),
+                            other @ PutOutcome::TooManyEntries { .. } => panic!("{other:?}"),
                         }
                     }
                 }
@@ -430,7 +430,7 @@ pub(super) fn scripted_history(store: &dyn Store) -> Vec<RepoState> {
         PutOutcome::Accepted(s)
         | PutOutcome::PreconditionFailed(s)
         | PutOutcome::PreconditionRequired(s) => s,
-        other => panic!("{other:?}"),
+        other @ PutOutcome::TooManyEntries { .. } => panic!("{other:?}"),
     };
     let a = state(put(
         store,
