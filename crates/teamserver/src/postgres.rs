@@ -209,14 +209,11 @@ impl PgStore {
         &self.target
     }
 
-    /// The connection string `url` as [`PgStore::target`] would show it:
-    /// without its password, or a placeholder if it does not parse.
+    /// The connection string `url` as [`PgStore::target`] would show it,
+    /// without its password; `None` if it does not parse.
     #[must_use]
-    pub fn redact(url: &str) -> String {
-        parse(url).map_or_else(
-            |_| "(an invalid PostgreSQL connection string)".to_owned(),
-            |config| describe(&config),
-        )
+    pub fn redact(url: &str) -> Option<String> {
+        parse(url).ok().map(|config| describe(&config))
     }
 
     fn block_on<T>(

@@ -54,18 +54,22 @@ fn a_password_is_never_repeated_in_an_error_or_description() {
         let text = chain(&err);
         assert!(!text.contains(SECRET), "{url}: {text}");
         assert!(!text.contains("hunter2"), "{url}: {text}");
-        assert!(!PgStore::redact(url).contains("hunter2"), "{url}");
+        assert!(
+            !PgStore::redact(url).unwrap_or_default().contains("hunter2"),
+            "{url}"
+        );
         assert!(!format!("{err:?}").contains("hunter2"), "{url}: {err:?}");
     }
     assert_eq!(
-        PgStore::redact("postgres://memdir:hunter2pw@db.example:5433/team"),
-        "postgres://memdir@db.example:5433/team"
+        PgStore::redact("postgres://memdir:hunter2pw@db.example:5433/team").as_deref(),
+        Some("postgres://memdir@db.example:5433/team")
     );
     assert_eq!(
-        PgStore::redact("host=/run/postgresql user=memdir password=hunter2pw dbname=team"),
-        "postgres://memdir@[/run/postgresql]/team"
+        PgStore::redact("host=/run/postgresql user=memdir password=hunter2pw dbname=team")
+            .as_deref(),
+        Some("postgres://memdir@[/run/postgresql]/team")
     );
-    assert!(PgStore::redact("port=x").starts_with("(an invalid"));
+    assert_eq!(PgStore::redact("port=x"), None);
 }
 
 #[test]
