@@ -82,6 +82,10 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A [`Store`] in a PostgreSQL database.
 ///
+/// Its methods block on the store's own runtime: call them from plain
+/// threads or from `tokio::task::spawn_blocking`, not from inside an async
+/// task (tokio panics there). Dropping it is fine anywhere.
+///
 /// ```no_run
 /// use memdir_teamserver::{PgStore, Store};
 /// let store = PgStore::connect("postgres://memdir@127.0.0.1:5432/memdir")?;
