@@ -180,7 +180,9 @@ pub(super) fn unknown_and_revoked_tokens_are_401(h: &Harness) {
             .status,
         200
     );
-    let unknown = format!("{}0", &created.token[..created.token.len() - 1]);
+    // The token with its last digit changed.
+    let (head, last) = created.token.split_at(created.token.len() - 1);
+    let unknown = format!("{head}{}", if last == "0" { "1" } else { "0" });
     for token in [None, Some("mdt_nope"), Some(unknown.as_str())] {
         let r = h.get(token, "/api/claude_code/team_memory?repo=o/r");
         assert_eq!((r.status, &r.body["error"]), (401, &json!("unauthorized")));
