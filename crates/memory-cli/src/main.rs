@@ -81,7 +81,7 @@ enum Command {
     /// shared, with gitleaks' rules; redact them; list the rules.
     #[command(subcommand)]
     Secrets(secrets::SecretsCommand),
-    /// Run the team-memory sync server (SQLite), or create and revoke its
+    /// Run the team-memory sync server (SQLite or PostgreSQL), or create and revoke its
     /// bearer tokens.
     Serve(serve::ServeArgs),
     /// Share the team folder through a team server: pull, push, sync.

@@ -1,12 +1,12 @@
 //! `memdir serve`: run the team-memory sync server, or manage its tokens.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use memdir_teamserver::{Config, Server, SqliteStore, Store};
+use memdir_teamserver::{Config, PgStore, Server, SqliteStore, Store};
 use serde::Serialize;
 
 use crate::Outcome;
@@ -18,11 +18,17 @@ use crate::output::{print, print_json};
     memdir serve --db team.db --create-token acme      print a new token for organisation acme (once)\n  \
     memdir serve --db team.db                          serve on 127.0.0.1:8765 until SIGINT/SIGTERM\n  \
     memdir serve --db team.db --bind 0.0.0.0:8765      serve on every interface (an explicit choice)\n  \
-    memdir serve --db team.db --revoke-token mdt_1a2b3c4d5e6f7a8b\n\n\
+    memdir serve --db team.db --revoke-token mdt_1a2b3c4d5e6f7a8b\n  \
+    memdir serve --db postgres://memdir:PASSWORD@db.internal:5432/memdir\n  \
+    memdir serve --db 'postgresql:///memdir?host=/run/postgresql'   (a unix socket)\n\n\
+    Several servers can share one PostgreSQL database; each write locks its\n\
+    repository, so they behave as one server. The password is never printed.\n\
     Clients set MEMDIR_TEAM_URL to the server and MEMDIR_TEAM_TOKEN to a token.")]
 pub(crate) struct ServeArgs {
-    /// The SQLite database file (created when missing).
-    #[arg(long, value_name = "PATH")]
+    /// The database: a SQLite file (created when missing), or a PostgreSQL
+    /// URL starting with postgres:// or postgresql:// (the database must
+    /// exist; its tables are created).
+    #[arg(long, value_name = "PATH|URL")]
     db: PathBuf,
     /// The address to listen on; loopback unless you choose otherwise.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
@@ -47,9 +53,32 @@ struct TokenJson<'a> {
     prefix: &'a str,
 }
 
+/// The PostgreSQL URL in `--db`, if it is one.
+fn postgres_url(db: &Path) -> Option<&str> {
+    db.to_str()
+        .filter(|s| s.starts_with("postgres://") || s.starts_with("postgresql://"))
+}
+
+/// The store `--db` names, and how to show it (never with a password).
+fn open(db: &Path) -> anyhow::Result<(Arc<dyn Store>, String)> {
+    if let Some(url) = postgres_url(db) {
+        // A URL that does not parse is not shown at all: it may hold a
+        // password. The store's own error says that it does not parse.
+        let Some(shown) = PgStore::redact(url) else {
+            return Err(PgStore::connect(url).err().map_or_else(
+                || anyhow::anyhow!("invalid PostgreSQL URL"),
+                anyhow::Error::from,
+            ));
+        };
+        let store = PgStore::connect(url).with_context(|| format!("cannot connect to {shown}"))?;
+        return Ok((Arc::new(store), shown));
+    }
+    let store = SqliteStore::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    Ok((Arc::new(store), db.display().to_string()))
+}
+
 pub(crate) fn run(args: &ServeArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let store = SqliteStore::open(&args.db)
-        .with_context(|| format!("cannot open {}", args.db.display()))?;
+    let (store, db) = open(&args.db)?;
     if let Some(org) = &args.create_token {
         let token = store.create_token(org)?;
         if global.json {
@@ -76,14 +105,13 @@ pub(crate) fn run(args: &ServeArgs, global: &GlobalArgs) -> anyhow::Result<Outco
     }
     let mut config = Config::default();
     config.max_entries = args.max_entries;
-    let server = Server::bind(args.bind, Arc::new(store), config)?;
+    let server = Server::bind(args.bind, store, config)?;
     let addr = server.local_addr();
     if !addr.ip().is_loopback() {
         eprintln!(
             "memdir: warning: listening on {addr}, reachable from other machines; put TLS in front of it"
         );
     }
-    let db = args.db.display().to_string();
     server.run_until_signal(|addr| {
         eprintln!("memdir: serving team memory on http://{addr} from {db} (stop with Ctrl-C)");
     })?;

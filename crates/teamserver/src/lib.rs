@@ -20,6 +20,10 @@
 //!   [`SqliteStore`] is the embedded backend (one file, WAL, fsync on every
 //!   commit, writes waiting together committed together, reads beside the
 //!   writer, schema migrated on open).
+//! - [`PgStore`] (feature `postgres`, on by default) — the backend for a
+//!   PostgreSQL database, which several server processes can share: a
+//!   connection pool on a small runtime of its own, the repository row
+//!   locked for each write, schema migrated on connect.
 //! - [`respond`] — the server's answer to one connection's bytes, with no
 //!   socket: the same parsing, limits and handlers, for tests and fuzzing.
 //!
@@ -44,6 +48,8 @@ mod api;
 mod config;
 mod http;
 mod offline;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod server;
 mod service;
 mod sqlite;
@@ -52,6 +58,8 @@ mod token;
 
 pub use config::{Config, REQUEST_LOG_TARGET};
 pub use offline::respond;
+#[cfg(feature = "postgres")]
+pub use postgres::PgStore;
 pub use server::{ServeError, Server, ShutdownHandle};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
 pub use store::{IfMatch, Limits, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};

@@ -3,10 +3,11 @@
 //!
 //! Every method is a whole unit of work. In particular [`Store::put`]
 //! checks the precondition, the limits and writes in one transaction, so
-//! that two racing writers cannot both succeed against the same checksum.
-//! A backend for a database server (PostgreSQL, not built yet) would
-//! implement the same trait with `SELECT … FOR UPDATE` on the repository
-//! row in place of SQLite's `BEGIN IMMEDIATE`.
+//! that two racing writers cannot both succeed against the same checksum:
+//! SQLite's backend takes the write lock with `BEGIN IMMEDIATE`, the
+//! PostgreSQL backend locks the repository row with `SELECT … FOR UPDATE`
+//! (inserting it first if it is absent), which also serialises writers in
+//! different server processes.
 
 use std::collections::BTreeMap;
 

@@ -12,6 +12,10 @@
 //! - [`Folders`] is a temporary home and project folder under one canonical
 //!   root, [`write_file`] writes a file with its folders, and [`fixture`]
 //!   names a golden input under the workspace's `fixtures/`.
+//! - [`PgDatabase`] is a fresh PostgreSQL database for one test on the
+//!   server that `MEMDIR_TEST_POSTGRES_URL` names, dropped afterwards;
+//!   without the variable the test is skipped, said on stderr (or fails,
+//!   with `MEMDIR_REQUIRE_POSTGRES=1`).
 //!
 //! ```
 //! use std::io::{Read, Write};
@@ -43,6 +47,7 @@
 )]
 
 mod child;
+mod postgres;
 mod proxy;
 mod server;
 mod wire;
@@ -51,6 +56,7 @@ mod world;
 use std::net::TcpListener;
 
 pub use child::run_test_with_proxy;
+pub use postgres::{POSTGRES_URL_VAR, PgDatabase, REQUIRE_POSTGRES_VAR, with_dbname};
 pub use proxy::Proxy;
 pub use server::{Recorded, Reply, ScriptedServer};
 pub use world::{Folders, fixture, write_file};

@@ -3,11 +3,11 @@
 //!
 //! The server runs as a separate process: this test binary re-executes
 //! itself, running only [`child_server`], which serves the database named
-//! in an environment variable until it is killed. Run alone, `child_server`
-//! does nothing.
+//! in environment variables until it is killed. Run alone, `child_server`
+//! does nothing. The same child serves PostgreSQL for `pg_processes.rs`.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,7 +17,55 @@ use serde_json::json;
 
 use crate::support::Reply;
 
+/// The database of the server process: a SQLite path or a PostgreSQL
+/// connection string, as `BACKEND_VAR` says.
 const DB_VAR: &str = "MEMDIR_TEAMSERVER_CRASH_CHILD_DB";
+/// `sqlite` or `postgres`.
+const BACKEND_VAR: &str = "MEMDIR_TEAMSERVER_CRASH_CHILD_BACKEND";
+
+/// A database a server process can serve.
+#[derive(Debug, Clone)]
+pub(crate) enum Db {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection string.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    Postgres(String),
+}
+
+impl Db {
+    /// Opens the database in this process.
+    pub(crate) fn open(&self) -> Arc<dyn Store> {
+        match self {
+            Db::Sqlite(path) => Arc::new(SqliteStore::open(path).unwrap()),
+            #[cfg(feature = "postgres")]
+            Db::Postgres(url) => Arc::new(memdir_teamserver::PgStore::connect(url).unwrap()),
+            #[cfg(not(feature = "postgres"))]
+            Db::Postgres(_) => panic!("built without the postgres feature"),
+        }
+    }
+
+    fn from_env() -> Option<Self> {
+        let db = std::env::var(DB_VAR).ok()?;
+        Some(match std::env::var(BACKEND_VAR).as_deref() {
+            Ok("postgres") => Db::Postgres(db),
+            _ => Db::Sqlite(PathBuf::from(db)),
+        })
+    }
+
+    fn env(&self) -> [(&'static str, &std::ffi::OsStr); 2] {
+        match self {
+            Db::Sqlite(path) => [(DB_VAR, path.as_os_str()), (BACKEND_VAR, "sqlite".as_ref())],
+            Db::Postgres(url) => [(DB_VAR, url.as_ref()), (BACKEND_VAR, "postgres".as_ref())],
+        }
+    }
+}
+
+/// Whether this process is a server child (then the other tests of the
+/// binary must do nothing).
+pub(crate) fn in_child() -> bool {
+    std::env::var(DB_VAR).is_ok()
+}
 
 /// The server process's logger: the message of every record, one line on
 /// stderr, as `memdir serve` writes them.
@@ -47,12 +95,12 @@ impl log::Log for StderrLogger {
     reason = "the parent process reads the address from stdout"
 )]
 fn child_server() {
-    let Ok(db) = std::env::var(DB_VAR) else {
+    let Some(db) = Db::from_env() else {
         return;
     };
     log::set_logger(&StderrLogger).unwrap();
     log::set_max_level(log::LevelFilter::Info);
-    let store = Arc::new(SqliteStore::open(Path::new(&db)).unwrap());
+    let store = db.open();
     // Request logs on: the parent reads them from stderr.
     let server = Server::bind("127.0.0.1:0", store, Config::default()).unwrap();
     server
@@ -69,7 +117,7 @@ pub(crate) struct ChildServer {
 }
 
 impl ChildServer {
-    pub(crate) fn start(db: &Path) -> Self {
+    pub(crate) fn start(db: &Db) -> Self {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
                 "crash::child_server",
@@ -77,7 +125,7 @@ impl ChildServer {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(DB_VAR, db)
+            .envs(db.env())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -134,7 +182,7 @@ impl Drop for ChildServer {
     }
 }
 
-fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(10)))
@@ -143,7 +191,7 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-fn put(
+pub(crate) fn put(
     agent: &ureq::Agent,
     addr: &str,
     token: &str,
@@ -174,18 +222,19 @@ fn put(
 
 #[test]
 fn acknowledged_writes_survive_sigkill() {
-    if std::env::var(DB_VAR).is_ok() {
+    if in_child() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("team.db");
-    let token = SqliteStore::open(&db)
-        .unwrap()
-        .create_token("acme")
-        .unwrap()
-        .token;
+    acknowledged_writes_survive_sigkill_on(&Db::Sqlite(dir.path().join("team.db")));
+}
 
-    let mut server = ChildServer::start(&db);
+/// Four writers PUT to a server process until it is killed (SIGKILL); a new
+/// server process on the same database holds every acknowledged write.
+pub(crate) fn acknowledged_writes_survive_sigkill_on(db: &Db) {
+    let token = db.open().create_token("acme").unwrap().token;
+
+    let mut server = ChildServer::start(db);
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let writers: Vec<_> = (0..4)
         .map(|w| {
@@ -235,7 +284,7 @@ fn acknowledged_writes_survive_sigkill() {
     }
     let acknowledged = acknowledged.lock().unwrap().clone();
 
-    let server = ChildServer::start(&db);
+    let server = ChildServer::start(db);
     let mut resp = agent()
         .get(format!(
             "http://{}/api/claude_code/team_memory?repo=o/r",
@@ -269,7 +318,7 @@ fn acknowledged_writes_survive_sigkill() {
 fn sigterm_finishes_the_request_under_way_and_exits() {
     use std::io::{Read, Write};
 
-    if std::env::var(DB_VAR).is_ok() {
+    if in_child() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -279,7 +328,7 @@ fn sigterm_finishes_the_request_under_way_and_exits() {
         .create_token("acme")
         .unwrap()
         .token;
-    let mut server = ChildServer::start(&db);
+    let mut server = ChildServer::start(&Db::Sqlite(db.clone()));
 
     let body = json!({"entries": {"k.md": "v"}}).to_string();
     let head = format!(

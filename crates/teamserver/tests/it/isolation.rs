@@ -1,6 +1,5 @@
 //! Two organisations on one server see nothing of each other.
 
-use memdir_teamserver::Store;
 use serde_json::json;
 
 use crate::support::{quiet, start};

@@ -5,7 +5,6 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use memdir_protocol::{View, entry_checksum, repo_checksum};
-use memdir_teamserver::Store;
 use serde_json::{Value, json};
 
 use crate::support::{Harness, quiet, start};

@@ -1,5 +1,6 @@
 //! A server on a temporary database, and a small HTTP client for it.
 
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,9 +9,11 @@ use serde_json::Value;
 
 pub(crate) struct Harness {
     pub(crate) server: Server,
-    pub(crate) store: Arc<SqliteStore>,
+    pub(crate) store: Arc<dyn Store>,
     pub(crate) agent: ureq::Agent,
-    _dir: tempfile::TempDir,
+    /// What keeps the database alive (a temporary folder, a test
+    /// database); dropped last.
+    _keep: Box<dyn Any + Send + Sync>,
 }
 
 /// A reply: status, `ETag` header, JSON body.
@@ -27,10 +30,20 @@ pub(crate) fn quiet() -> Config {
     config
 }
 
+/// A server on a fresh SQLite file.
 pub(crate) fn start(config: Config) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(SqliteStore::open(&dir.path().join("team.db")).unwrap());
-    let server = Server::bind("127.0.0.1:0", store.clone(), config).unwrap();
+    start_on(store, Box::new(dir), config)
+}
+
+/// A server on `store`, which `keep` keeps alive.
+pub(crate) fn start_on(
+    store: Arc<dyn Store>,
+    keep: Box<dyn Any + Send + Sync>,
+    config: Config,
+) -> Harness {
+    let server = Server::bind("127.0.0.1:0", Arc::clone(&store), config).unwrap();
     let agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(60)))
@@ -41,7 +54,7 @@ pub(crate) fn start(config: Config) -> Harness {
         server,
         store,
         agent,
-        _dir: dir,
+        _keep: keep,
     }
 }
 
