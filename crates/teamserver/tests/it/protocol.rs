@@ -375,7 +375,8 @@ fn a_slow_head_is_cut_a_slow_body_is_408_and_a_chunked_body_411() {
     let started = std::time::Instant::now();
     let mut s = TcpStream::connect(h.server.local_addr()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
     let mut out = String::new();
     let _ = s.read_to_string(&mut out);
     assert_eq!(out, "");
@@ -438,103 +439,6 @@ fn shutdown_finishes_a_request_under_way() {
     server.wait();
     let state = store.get("acme", "o/r", View::Full).unwrap();
     assert_eq!(state.unwrap().version, 1);
-}
-
-/// A raw request with the token, and an optional extra header and body.
-fn raw(h: &Harness, token: &str, head: &str, extra: &str, body: &str) -> (u16, String) {
-    let request = format!(
-        "{head} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    raw_status(h, request.as_bytes())
-}
-
-#[test]
-fn the_hashes_view_answers_304_to_the_tag_it_would_send() {
-    let h = start(quiet());
-    let t = h.token("acme");
-    assert_eq!(h.put(&t, "o/r", None, &json!({"a.md": "one"})).status, 200);
-    let sum = expected_checksum(&[("a.md", "one")]);
-    let hashes = "GET /api/claude_code/team_memory?repo=o/r&view=hashes";
-    let (status, text) = raw(&h, &t, hashes, &format!("If-None-Match: \"{sum}\"\r\n"), "");
-    assert_eq!(status, 304, "{text}");
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    assert_eq!(body, "", "a 304 has no body");
-    let head = head.to_ascii_lowercase();
-    assert!(head.contains(&format!("etag: \"{sum}\"")), "{head}");
-    assert!(
-        !head.to_ascii_lowercase().contains("content-length"),
-        "{head}"
-    );
-    // A list holding the tag, and `*`, match too; another tag does not.
-    let list = format!("If-None-Match: W/\"other\", \"{sum}\"\r\n");
-    assert_eq!(raw(&h, &t, hashes, &list, "").0, 304);
-    assert_eq!(raw(&h, &t, hashes, "If-None-Match: *\r\n", "").0, 304);
-    let stale = "If-None-Match: \"sha256:0000\"\r\n";
-    let (status, text) = raw(&h, &t, hashes, stale, "");
-    assert_eq!(status, 200);
-    assert!(text.contains(&entry_checksum("one")), "{text}");
-    // Only the hashes view is conditional: the full view always answers.
-    let full = "GET /api/claude_code/team_memory?repo=o/r";
-    let tag = format!("If-None-Match: \"{sum}\"\r\n");
-    assert_eq!(raw(&h, &t, full, &tag, "").0, 200);
-    // A tag never lets another organisation learn anything.
-    let other = h.token("other");
-    assert_eq!(raw(&h, &other, hashes, &tag, "").0, 404);
-}
-
-#[test]
-fn a_minimal_put_answers_only_the_keys_it_wrote() {
-    let h = start(quiet());
-    let t = h.token("acme");
-    let first = h.put(&t, "o/r", None, &json!({"a.md": "one", "b.md": "two"}));
-    let before = first.body["checksum"].as_str().unwrap().to_owned();
-    let put = "PUT /api/claude_code/team_memory?repo=o/r";
-    let extra = format!(
-        "If-Match: {before}\r\nPrefer: return=minimal\r\nContent-Type: application/json\r\n"
-    );
-    let (status, text) = raw(&h, &t, put, &extra, r#"{"entries": {"c.md": "three"}}"#);
-    assert_eq!(status, 200, "{text}");
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    assert!(
-        head.to_ascii_lowercase()
-            .contains("preference-applied: return=minimal"),
-        "{head}"
-    );
-    let body: Value = serde_json::from_str(body).unwrap();
-    let all = expected_checksum(&[("a.md", "one"), ("b.md", "two"), ("c.md", "three")]);
-    assert_eq!(body["checksum"], json!(all));
-    assert_eq!(body["version"], json!(2));
-    assert_eq!(
-        body["content"]["entryChecksums"],
-        json!({"c.md": entry_checksum("three")})
-    );
-    assert!(
-        body["content"]["entries"]
-            .as_object()
-            .is_none_or(serde_json::Map::is_empty),
-        "{body}"
-    );
-    // Without the preference, the full answer of R8.1.
-    let extra = format!("If-Match: {all}\r\nContent-Type: application/json\r\n");
-    let (status, text) = raw(&h, &t, put, &extra, r#"{"entries": {"d.md": "four"}}"#);
-    assert_eq!(status, 200);
-    assert!(
-        !text.to_ascii_lowercase().contains("preference-applied"),
-        "{text}"
-    );
-    let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
-    assert_eq!(
-        keys(&body["content"]["entryChecksums"]),
-        ["a.md", "b.md", "c.md", "d.md"]
-    );
-    // A 412 stays full, minimal or not: the client needs every hash.
-    let extra =
-        "If-Match: sha256:stale\r\nPrefer: return=minimal\r\nContent-Type: application/json\r\n";
-    let (status, text) = raw(&h, &t, put, extra, r#"{"entries": {"e.md": "five"}}"#);
-    assert_eq!(status, 412);
-    let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
-    assert_eq!(keys(&body["content"]["entryChecksums"]).len(), 4);
 }
 
 #[test]

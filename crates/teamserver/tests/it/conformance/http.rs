@@ -21,6 +21,9 @@ fn checksum_of(pairs: &[(&str, &str)]) -> String {
 
 /// A raw request (`head` is the request line without the version) with
 /// the token and extra header lines; the status, the head and the body.
+/// A raw request with the token, and an optional extra header and body:
+/// the status, the response head in lower case (header names are not
+/// case-sensitive), and the body.
 fn raw(h: &Harness, token: &str, head: &str, extra: &str, body: &str) -> (u16, String, String) {
     let request = format!(
         "{head} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -33,7 +36,7 @@ fn raw(h: &Harness, token: &str, head: &str, extra: &str, body: &str) -> (u16, S
     s.read_to_string(&mut out).unwrap();
     let status = out.split(' ').nth(1).unwrap_or("0").parse().unwrap();
     let (head, body) = out.split_once("\r\n\r\n").unwrap();
-    (status, head.to_owned(), body.to_owned())
+    (status, head.to_ascii_lowercase(), body.to_owned())
 }
 
 pub(super) fn get_and_put_in_the_r8_1_shape(h: &Harness) {
@@ -125,10 +128,18 @@ pub(super) fn the_hashes_view_answers_304_to_its_tag(h: &Harness) {
     let (status, head, body) = raw(h, &t, hashes, &tag, "");
     assert_eq!(status, 304, "{head}");
     assert_eq!(body, "");
-    assert!(head.contains(&format!("ETag: \"{sum}\"")), "{head}");
+    assert!(head.contains(&format!("etag: \"{sum}\"")), "{head}");
+    assert!(!head.contains("content-length"), "{head}");
+    // A list holding the tag, and `*`, match too; another tag does not.
+    let list = format!("If-None-Match: W/\"other\", \"{sum}\"\r\n");
+    assert_eq!(raw(h, &t, hashes, &list, "").0, 304);
+    assert_eq!(raw(h, &t, hashes, "If-None-Match: *\r\n", "").0, 304);
     let (status, _, body) = raw(h, &t, hashes, "If-None-Match: \"sha256:0\"\r\n", "");
     assert_eq!(status, 200);
     assert!(body.contains(&entry_checksum("one")), "{body}");
+    // Only the hashes view is conditional: the full view always answers.
+    let full = "GET /api/claude_code/team_memory?repo=o/r";
+    assert_eq!(raw(h, &t, full, &tag, "").0, 200);
     // After a write the old tag no longer matches.
     assert_eq!(
         h.put(&t, "o/r", Some(&sum), &json!({"b.md": "two"})).status,
@@ -150,7 +161,7 @@ pub(super) fn a_minimal_put_answers_only_the_keys_it_wrote(h: &Harness) {
     let (status, head, body) = raw(h, &t, put, &extra, r#"{"entries": {"c.md": "three"}}"#);
     assert_eq!(status, 200, "{head}");
     assert!(
-        head.contains("Preference-Applied: return=minimal"),
+        head.contains("preference-applied: return=minimal"),
         "{head}"
     );
     let body: Value = serde_json::from_str(&body).unwrap();
@@ -161,7 +172,17 @@ pub(super) fn a_minimal_put_answers_only_the_keys_it_wrote(h: &Harness) {
         body["content"]["entryChecksums"],
         json!({"c.md": entry_checksum("three")})
     );
-    // A 412 stays full, minimal or not.
+    // Without the preference, the full answer of R8.1.
+    let extra = format!("If-Match: {all}\r\nContent-Type: application/json\r\n");
+    let (status, head, body) = raw(h, &t, put, &extra, r#"{"entries": {"d.md": "four"}}"#);
+    assert_eq!(status, 200);
+    assert!(!head.contains("preference-applied"), "{head}");
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        body["content"]["entryChecksums"].as_object().unwrap().len(),
+        4
+    );
+    // A 412 stays full, minimal or not: the client needs every hash.
     let extra =
         "If-Match: sha256:stale\r\nPrefer: return=minimal\r\nContent-Type: application/json\r\n";
     let (status, _, body) = raw(h, &t, put, extra, r#"{"entries": {"e.md": "five"}}"#);
@@ -169,7 +190,7 @@ pub(super) fn a_minimal_put_answers_only_the_keys_it_wrote(h: &Harness) {
     let body: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(
         body["content"]["entryChecksums"].as_object().unwrap().len(),
-        3
+        4
     );
 }
 
