@@ -34,9 +34,9 @@ use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMe
 use jiff::Timestamp;
 use tokio_postgres::{IsolationLevel, NoTls};
 
-use memdir_protocol::{View, entry_checksum, repo_checksum};
+use memdir_protocol::{View, repo_checksum};
 
-use crate::store::{IfMatch, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
+use crate::store::{NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
 use crate::token;
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
@@ -361,11 +361,7 @@ async fn get(pool: &Pool, org: &str, repo: &str, view: View) -> Result<RepoState
 
 async fn put(pool: &Pool, request: &PutRequest<'_>) -> Result<PutOutcome, StoreError> {
     let &PutRequest {
-        org,
-        repo,
-        entries,
-        if_match,
-        limits,
+        org, repo, entries, ..
     } = request;
     let mut client = client(pool).await?;
     let tx = client.transaction().await.map_err(db)?;
@@ -380,30 +376,11 @@ async fn put(pool: &Pool, request: &PutRequest<'_>) -> Result<PutOutcome, StoreE
     .await
     .map_err(db)?;
     let mut state = read_state(&tx, org, repo, View::Hashes, true).await?;
-    let has_entries = !state.entry_checksums.is_empty();
-    let refused = match if_match {
-        IfMatch::Absent if has_entries => Some(PutOutcome::PreconditionRequired(state.clone())),
-        IfMatch::Any if !has_entries => Some(PutOutcome::PreconditionFailed(state.clone())),
-        IfMatch::Checksum(seen) if *seen != state.checksum => {
-            Some(PutOutcome::PreconditionFailed(state.clone()))
-        }
-        _ => None,
-    };
-    let added = entries
-        .keys()
-        .filter(|k| !state.entry_checksums.contains_key(*k))
-        .count();
-    let would_hold = state.entry_checksums.len() + added;
-    let refused = refused.or_else(|| {
-        (would_hold > limits.max_entries).then_some(PutOutcome::TooManyEntries {
-            max_entries: limits.max_entries,
-            would_hold,
-        })
-    });
-    if let Some(outcome) = refused {
+    if let Some(outcome) = request.refusal(&state) {
         tx.rollback().await.map_err(db)?;
         return Ok(outcome);
     }
+    let sums = state.record_write(entries);
     let upsert = tx
         .prepare_cached(
             "INSERT INTO memdir_entries (org, repo, key, content, checksum)
@@ -413,19 +390,11 @@ async fn put(pool: &Pool, request: &PutRequest<'_>) -> Result<PutOutcome, StoreE
         )
         .await
         .map_err(db)?;
-    for (key, text) in entries {
-        let sum = entry_checksum(text);
-        tx.execute(&upsert, &[&org, &repo, key, &text.as_bytes(), &sum])
+    for ((key, text), sum) in entries.iter().zip(&sums) {
+        tx.execute(&upsert, &[&org, &repo, key, &text.as_bytes(), sum])
             .await
             .map_err(db)?;
-        state.entry_checksums.insert(key.clone(), sum);
     }
-    // Stored to the millisecond; answer with what a later GET will say.
-    let now = Timestamp::from_millisecond(Timestamp::now().as_millisecond())
-        .unwrap_or(Timestamp::UNIX_EPOCH);
-    state.version += 1;
-    state.last_modified = Some(now);
-    state.checksum = repo_checksum(&state.entry_checksums);
     tx.execute(
         "UPDATE memdir_repos SET version = $3, last_modified_ms = $4, checksum = $5
          WHERE org = $1 AND repo = $2",
@@ -433,7 +402,7 @@ async fn put(pool: &Pool, request: &PutRequest<'_>) -> Result<PutOutcome, StoreE
             &org,
             &repo,
             &state.version.cast_signed(),
-            &now.as_millisecond(),
+            &state.last_modified_ms(),
             &state.checksum,
         ],
     )

@@ -29,9 +29,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use memdir_protocol::{View, entry_checksum, repo_checksum};
+use memdir_protocol::View;
 
-use crate::store::{IfMatch, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
+use crate::store::{NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
 use crate::token;
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
@@ -498,56 +498,26 @@ impl Store for SqliteStore {
 /// upserts and the new repository row.
 fn put_in(conn: &Connection, request: &PutRequest<'_>) -> Result<PutOutcome, StoreError> {
     let &PutRequest {
-        org,
-        repo,
-        entries,
-        if_match,
-        limits,
+        org, repo, entries, ..
     } = request;
     let mut state = read_state(conn, org, repo, View::Hashes)?;
-    let has_entries = !state.entry_checksums.is_empty();
-    match if_match {
-        IfMatch::Absent if has_entries => return Ok(PutOutcome::PreconditionRequired(state)),
-        IfMatch::Any if !has_entries => return Ok(PutOutcome::PreconditionFailed(state)),
-        IfMatch::Checksum(seen) if *seen != state.checksum => {
-            return Ok(PutOutcome::PreconditionFailed(state));
-        }
-        _ => {}
+    if let Some(refused) = request.refusal(&state) {
+        return Ok(refused);
     }
-    let added = entries
-        .keys()
-        .filter(|k| !state.entry_checksums.contains_key(*k))
-        .count();
-    let would_hold = state.entry_checksums.len() + added;
-    if would_hold > limits.max_entries {
-        return Ok(PutOutcome::TooManyEntries {
-            max_entries: limits.max_entries,
-            would_hold,
-        });
-    }
-    {
-        let mut upsert = conn
-            .prepare_cached(
-                "INSERT INTO entries (org, repo, key, content, checksum)
-                 VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (org, repo, key)
-                 DO UPDATE SET content = excluded.content, checksum = excluded.checksum",
-            )
+    let sums = state.record_write(entries);
+    let mut upsert = conn
+        .prepare_cached(
+            "INSERT INTO entries (org, repo, key, content, checksum)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (org, repo, key)
+             DO UPDATE SET content = excluded.content, checksum = excluded.checksum",
+        )
+        .map_err(db)?;
+    for ((key, text), sum) in entries.iter().zip(&sums) {
+        upsert
+            .execute(params![org, repo, key, text, sum])
             .map_err(db)?;
-        for (key, text) in entries {
-            let sum = entry_checksum(text);
-            upsert
-                .execute(params![org, repo, key, text, sum])
-                .map_err(db)?;
-            state.entry_checksums.insert(key.clone(), sum);
-        }
     }
-    // Stored to the millisecond; answer with what a later GET will say.
-    let now = Timestamp::from_millisecond(Timestamp::now().as_millisecond())
-        .unwrap_or(Timestamp::UNIX_EPOCH);
-    state.version += 1;
-    state.last_modified = Some(now);
-    state.checksum = repo_checksum(&state.entry_checksums);
     conn.execute(
         "INSERT INTO repos (org, repo, version, last_modified_ms, checksum)
          VALUES (?1, ?2, ?3, ?4, ?5)
@@ -557,7 +527,7 @@ fn put_in(conn: &Connection, request: &PutRequest<'_>) -> Result<PutOutcome, Sto
             org,
             repo,
             state.version.cast_signed(),
-            now.as_millisecond(),
+            state.last_modified_ms(),
             state.checksum
         ],
     )

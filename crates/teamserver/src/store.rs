@@ -73,6 +73,73 @@ pub struct PutRequest<'a> {
     pub limits: Limits,
 }
 
+impl PutRequest<'_> {
+    /// What a store answers instead of writing, given the repository's
+    /// current state (hashes view, read inside the write's transaction):
+    /// the precondition first, then the entry cap. `None`: write.
+    ///
+    /// Every backend decides with this one function, so that they refuse
+    /// alike.
+    #[must_use]
+    pub fn refusal(&self, current: &RepoState) -> Option<PutOutcome> {
+        let has_entries = !current.entry_checksums.is_empty();
+        match self.if_match {
+            IfMatch::Absent if has_entries => {
+                return Some(PutOutcome::PreconditionRequired(current.clone()));
+            }
+            IfMatch::Any if !has_entries => {
+                return Some(PutOutcome::PreconditionFailed(current.clone()));
+            }
+            IfMatch::Checksum(seen) if *seen != current.checksum => {
+                return Some(PutOutcome::PreconditionFailed(current.clone()));
+            }
+            _ => {}
+        }
+        let added = self
+            .entries
+            .keys()
+            .filter(|k| !current.entry_checksums.contains_key(*k))
+            .count();
+        let would_hold = current.entry_checksums.len() + added;
+        (would_hold > self.limits.max_entries).then_some(PutOutcome::TooManyEntries {
+            max_entries: self.limits.max_entries,
+            would_hold,
+        })
+    }
+}
+
+impl RepoState {
+    /// The state after an accepted write of `entries`: their checksums
+    /// recorded, the version counted, the time stamped (to the
+    /// millisecond, as stored, so that the answer says what a later read
+    /// will) and the repository checksum recomputed. Returns the written
+    /// entries' checksums, in the order of `entries`, for the rows.
+    pub fn record_write(&mut self, entries: &BTreeMap<String, String>) -> Vec<String> {
+        let sums: Vec<String> = entries
+            .iter()
+            .map(|(key, text)| {
+                let sum = memdir_protocol::entry_checksum(text);
+                self.entry_checksums.insert(key.clone(), sum.clone());
+                sum
+            })
+            .collect();
+        self.version += 1;
+        self.last_modified = Some(
+            Timestamp::from_millisecond(Timestamp::now().as_millisecond())
+                .unwrap_or(Timestamp::UNIX_EPOCH),
+        );
+        self.checksum = memdir_protocol::repo_checksum(&self.entry_checksums);
+        sums
+    }
+
+    /// [`RepoState::last_modified`] as stored: milliseconds since the
+    /// epoch (0 when never written).
+    #[must_use]
+    pub fn last_modified_ms(&self) -> i64 {
+        self.last_modified.map_or(0, Timestamp::as_millisecond)
+    }
+}
+
 /// The precondition a PUT carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IfMatch {

@@ -7,7 +7,6 @@
 mod concurrency;
 mod conformance;
 mod crash;
-mod isolation;
 #[cfg(feature = "postgres")]
 mod pg_processes;
 mod protocol;

@@ -24,6 +24,17 @@ pub(crate) struct Reply {
     pub(crate) body: Value,
 }
 
+/// The repository checksum of these entries (key, text), as the server
+/// must compute it.
+pub(crate) fn checksum_of(pairs: &[(&str, &str)]) -> String {
+    memdir_protocol::repo_checksum(
+        &pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), memdir_protocol::entry_checksum(v)))
+            .collect(),
+    )
+}
+
 pub(crate) fn quiet() -> Config {
     let mut config = Config::default();
     config.log_requests = false;

@@ -5,25 +5,21 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use memdir_protocol::{entry_checksum, repo_checksum};
+use memdir_protocol::entry_checksum;
 use serde_json::{Value, json};
 
-use crate::support::Harness;
+use crate::support::{Harness, checksum_of};
 
-fn checksum_of(pairs: &[(&str, &str)]) -> String {
-    repo_checksum(
-        &pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), entry_checksum(v)))
-            .collect(),
-    )
+/// An object's keys, sorted.
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
 }
 
 /// A raw request (`head` is the request line without the version) with
-/// the token and extra header lines; the status, the head and the body.
-/// A raw request with the token, and an optional extra header and body:
-/// the status, the response head in lower case (header names are not
-/// case-sensitive), and the body.
+/// the token, extra header lines and a body: the status, the response head
+/// in lower case (header names are not case-sensitive), and the body.
 fn raw(h: &Harness, token: &str, head: &str, extra: &str, body: &str) -> (u16, String, String) {
     let request = format!(
         "{head} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -56,6 +52,20 @@ pub(super) fn get_and_put_in_the_r8_1_shape(h: &Harness) {
     let full = h.repo(&t, "owner/name");
     assert_eq!(full.status, 200);
     assert_eq!(full.etag, put.etag);
+    assert_eq!(
+        keys(&full.body),
+        [
+            "checksum",
+            "content",
+            "lastModified",
+            "organizationId",
+            "repo",
+            "version"
+        ]
+    );
+    assert_eq!(full.body["checksum"], json!(sum));
+    let modified: jiff::Timestamp = full.body["lastModified"].as_str().unwrap().parse().unwrap();
+    assert!(modified <= jiff::Timestamp::now());
     assert_eq!(full.body["organizationId"], json!("acme"));
     assert_eq!(full.body["repo"], json!("owner/name"));
     assert_eq!(full.body["version"], json!(1));
@@ -68,20 +78,23 @@ pub(super) fn get_and_put_in_the_r8_1_shape(h: &Harness) {
             "entryChecksums": {"a/x.md": entry_checksum("one"), "b.md": entry_checksum("two")},
         })
     );
-    let hashes = h.hashes(&t, "owner/name");
+    // The repository's slash may come percent-encoded.
+    let hashes = h.hashes(&t, "owner%2Fname");
     assert_eq!(hashes.status, 200);
+    assert_eq!(hashes.body["checksum"], json!(sum));
     assert_eq!(
         hashes.body["content"],
         json!({"entryChecksums": full.body["content"]["entryChecksums"]})
     );
-    let never = h.repo(&t, "owner/never");
-    assert_eq!(
-        (never.status, never.body),
-        (
-            404,
-            json!({"error": "not_found", "message": "no team memory for this repository"})
-        )
-    );
+    for never in [h.repo(&t, "owner/never"), h.hashes(&t, "owner/never")] {
+        assert_eq!(
+            (never.status, never.body),
+            (
+                404,
+                json!({"error": "not_found", "message": "no team memory for this repository"})
+            )
+        );
+    }
     // An empty PUT is accepted and counted, and leaves nothing to read.
     assert_eq!(h.put(&t, "o/empty", None, &json!({})).status, 200);
     assert_eq!(h.repo(&t, "o/empty").status, 404);
@@ -104,14 +117,23 @@ pub(super) fn stale_and_missing_preconditions_are_412_and_428(h: &Harness) {
         stale.body["content"],
         json!({"entryChecksums": {"k.md": entry_checksum("2"), "l.md": entry_checksum("x")}})
     );
+    assert_eq!(stale.etag, second.etag);
     let required = h.put(&t, "o/r", None, &json!({"k.md": "3"}));
     assert_eq!(required.status, 428);
     assert_eq!(required.body["error"], json!("precondition_required"));
     assert_eq!(required.body["checksum"], second.body["checksum"]);
+    assert_eq!(
+        h.repo(&t, "o/r").body["content"]["entries"],
+        json!({"k.md": "2", "l.md": "x"}),
+        "a refused PUT writes nothing"
+    );
+    // The client recomputes from the 412 body at once; the ETag form with
+    // quotes is accepted too.
     let retry = h.put(&t, "o/r", stale.etag.as_deref(), &json!({"k.md": "3"}));
     assert_eq!((retry.status, &retry.body["version"]), (200, &json!(3)));
     let wild = h.put(&t, "o/r", Some("*"), &json!({"m.md": "4"}));
     assert_eq!((wild.status, &wild.body["version"]), (200, &json!(4)));
+    assert_eq!(h.hashes(&t, "o/r").body["version"], json!(4));
     // `*` on a repository never written is a 412 of version 0.
     let none = h.put(&t, "o/none", Some("*"), &json!({"m.md": "4"}));
     assert_eq!(none.status, 412);
@@ -234,12 +256,20 @@ pub(super) fn another_organisations_repository_is_404_like_none(h: &Harness) {
             Some(&other),
             &format!("/api/claude_code/team_memory?repo=acme/nothing{view}"),
         );
-        assert_eq!(foreign.status, 404);
         assert_eq!(
             (foreign.status, &foreign.body, &foreign.etag),
             (missing.status, &missing.body, &missing.etag)
         );
+        assert_eq!(
+            (foreign.status, foreign.body),
+            (
+                404,
+                json!({"error": "not_found", "message": "no team memory for this repository"})
+            )
+        );
     }
+    // A write under the same name makes the other organisation's own
+    // repository; the first one is untouched.
     let own = h.put(&other, "acme/app", None, &json!({"b.md": "theirs"}));
     assert_eq!(
         (
@@ -249,8 +279,14 @@ pub(super) fn another_organisations_repository_is_404_like_none(h: &Harness) {
         ),
         (200, &json!(1), &json!("other"))
     );
+    let acme_view = h.repo(&acme, "acme/app");
     assert_eq!(
-        h.repo(&acme, "acme/app").body["content"]["entries"],
+        acme_view.body["content"]["entries"],
         json!({"a.md": "secret plan"})
+    );
+    assert_eq!(acme_view.body["version"], json!(1));
+    assert_eq!(
+        h.repo(&other, "acme/app").body["content"]["entries"],
+        json!({"b.md": "theirs"})
     );
 }

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use memdir_protocol::{View, entry_checksum, repo_checksum};
+use memdir_protocol::{View, entry_checksum};
 use memdir_teamserver::{
     IfMatch, Limits, PutOutcome, PutRequest, RepoState, SCHEMA_VERSION, Store, StoreError,
 };
 
-use crate::support::Harness;
+use crate::support::{Harness, checksum_of};
 
 const LIMITS: Limits = Limits { max_entries: 3 };
 
@@ -54,15 +54,6 @@ fn accepted(outcome: PutOutcome) -> RepoState {
         PutOutcome::Accepted(state) => state,
         other => panic!("expected Accepted, got {other:?}"),
     }
-}
-
-fn checksum_of(pairs: &[(&str, &str)]) -> String {
-    repo_checksum(
-        &pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), entry_checksum(v)))
-            .collect(),
-    )
 }
 
 fn full(store: &dyn Store, org: &str, repo: &str) -> Option<RepoState> {
