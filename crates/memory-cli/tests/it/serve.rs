@@ -90,17 +90,21 @@ fn start_server_on(
     (child, addr, lines)
 }
 
-#[test]
-fn the_server_runs_until_sigterm() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (mut child, addr, lines) = start_server(tmp.path());
-    let mut stream = TcpStream::connect(&addr).unwrap();
-    stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
+/// Sends one request on a fresh connection and reads the whole answer.
+fn exchange(addr: &str, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.write_all(request).unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    response
+}
+
+/// SIGTERMs a server, checks it exits 0 saying so, and returns the rest of
+/// its stderr.
+fn stop(
+    mut child: std::process::Child,
+    lines: std::io::Lines<BufReader<std::process::ChildStderr>>,
+) -> Vec<String> {
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -109,6 +113,19 @@ fn the_server_runs_until_sigterm() {
     assert!(child.wait().unwrap().success(), "exits 0 on SIGTERM");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l == "memdir: stopped"), "{rest:?}");
+    rest
+}
+
+#[test]
+fn the_server_runs_until_sigterm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (child, addr, lines) = start_server(tmp.path());
+    let response = exchange(
+        &addr,
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    stop(child, lines);
 }
 
 /// The password in a PostgreSQL URL, if it has one.
@@ -136,26 +153,16 @@ fn a_postgres_database_serves_and_keeps_tokens() {
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (token, prefix) = (j["token"].as_str().unwrap(), j["prefix"].as_str().unwrap());
 
-    let (mut child, addr, lines) = start_server_on(tmp.path(), url);
+    let (child, addr, lines) = start_server_on(tmp.path(), url);
     let body = r#"{"entries": {"k.md": "v"}}"#;
     let request = format!(
         "PUT /api/claude_code/team_memory?repo=o/r HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    let mut stream = TcpStream::connect(&addr).unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
+    let response = exchange(&addr, request.as_bytes());
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("\"version\":1"), "{response}");
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert!(child.wait().unwrap().success(), "exits 0 on SIGTERM");
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    assert!(rest.iter().any(|l| l == "memdir: stopped"), "{rest:?}");
+    let rest = stop(child, lines);
     if let Some(secret) = secret {
         assert!(!rest.iter().any(|l| l.contains(secret)), "{rest:?}");
     }
