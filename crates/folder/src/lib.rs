@@ -13,7 +13,9 @@
 //!   (exclusive creation: of two writers of one name exactly one wins),
 //!   [`FolderLock::remove_file`].
 //! - [`FolderLock::add_memory`] — a new memory and its index line;
-//!   [`FolderLock::fix_index`] — the repair after killed writes.
+//!   [`FolderLock::index_files`] — index lines for files written another
+//!   way (an agent's Write); [`FolderLock::fix_index`] — the repair after
+//!   killed writes.
 //! - [`MemoryFolder::read`] — the bounded, contained read of a regular
 //!   file (never a FIFO or a device).
 //!

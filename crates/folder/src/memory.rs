@@ -126,31 +126,62 @@ impl FolderLock<'_> {
         Ok(FolderListing::read(&self.folder.path)?)
     }
 
+    /// Gives each of `files` (memory files written some other way, say by
+    /// an agent's Write) an index line when MEMORY.md has none for it, in
+    /// one index write; returns the files that got one. Files that do not
+    /// exist, cannot be read as regular files, or are MEMORY.md itself are
+    /// skipped; no other line is touched (right for a team folder too).
+    pub fn index_files(&self, files: &[&str]) -> Result<Vec<String>, FolderError> {
+        let index = self.read_index()?;
+        let listing = self.listing()?;
+        let unlinked = unlinked_files(&index, &listing);
+        let mut next = index.clone();
+        let mut added = Vec::new();
+        for &file in files {
+            if file == ENTRYPOINT_NAME
+                || !unlinked.contains(&file)
+                || added.iter().any(|a| a == file)
+            {
+                continue;
+            }
+            if let Some(entry) = self.entry_for(file) {
+                next = upsert_entry(&next, &entry)?;
+                added.push(file.to_owned());
+            }
+        }
+        if next != index {
+            self.write(ENTRYPOINT_NAME, next.as_bytes())?;
+        }
+        Ok(added)
+    }
+
     /// Index lines for the memory files that `index` does not link to.
     fn unindexed_entries(&self, index: &str) -> Result<Vec<(String, IndexEntry)>, FolderError> {
         let listing = self.listing()?;
-        let mut entries = Vec::new();
-        for file in unlinked_files(index, &listing) {
-            // A file that cannot be read (a FIFO, a link) is left to the lint.
-            let Ok(Some(bytes)) = self.folder.read_prefix(file, HEAD_BYTES) else {
-                continue;
-            };
-            let header = memdir_memtypes::parse_memory(&bytes).header;
-            let stem = file
-                .rsplit('/')
-                .next()
-                .unwrap_or(file)
-                .trim_end_matches(".md");
-            let entry = IndexEntry {
-                title: header.name.unwrap_or_else(|| stem.to_owned()),
-                file: file.to_owned(),
-                hook: header.description.unwrap_or_default(),
-            };
-            if entry.to_line().is_ok() {
-                entries.push((file.to_owned(), entry));
-            }
-        }
-        Ok(entries)
+        Ok(unlinked_files(index, &listing)
+            .into_iter()
+            .filter_map(|file| Some((file.to_owned(), self.entry_for(file)?)))
+            .collect())
+    }
+
+    /// The index line of a memory file, from its frontmatter (its name,
+    /// else its file stem; its description as the hook). `None` for a file
+    /// that cannot be read (a FIFO, a link: left to the lint) or whose line
+    /// could not be written.
+    fn entry_for(&self, file: &str) -> Option<IndexEntry> {
+        let bytes = self.folder.read_prefix(file, HEAD_BYTES).ok()??;
+        let header = memdir_memtypes::parse_memory(&bytes).header;
+        let stem = file
+            .rsplit('/')
+            .next()
+            .unwrap_or(file)
+            .trim_end_matches(".md");
+        let entry = IndexEntry {
+            title: header.name.unwrap_or_else(|| stem.to_owned()),
+            file: file.to_owned(),
+            hook: header.description.unwrap_or_default(),
+        };
+        entry.to_line().is_ok().then_some(entry)
     }
 
     /// The name of a file beside `file` equal to it ignoring letter case.

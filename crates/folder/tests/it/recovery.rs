@@ -92,3 +92,39 @@ fn the_next_locked_write_removes_only_old_temp_files_and_indexes_orphans() {
         "{index}"
     );
 }
+
+#[test]
+fn index_files_indexes_only_the_files_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("MEMORY.md"), "- [kept](kept.md) — already here\n").unwrap();
+    std::fs::write(p.join("kept.md"), "---\nname: kept\n---\nx\n").unwrap();
+    std::fs::write(
+        p.join("written.md"),
+        "---\nname: Written now\ndescription: by an agent's Write\n---\nbody\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("pulled.md"),
+        "---\nname: pulled\n---\nnot ours to index\n",
+    )
+    .unwrap();
+    let folder = MemoryFolder::open(p).unwrap();
+    let lock = folder.lock(DEFAULT_LOCK_TIMEOUT).unwrap();
+    let added = lock
+        .index_files(&[
+            "written.md",
+            "kept.md",
+            "missing.md",
+            "MEMORY.md",
+            "written.md",
+        ])
+        .unwrap();
+    assert_eq!(added, ["written.md"]);
+    assert_eq!(
+        std::fs::read_to_string(p.join("MEMORY.md")).unwrap(),
+        "- [kept](kept.md) — already here\n- [Written now](written.md) — by an agent's Write\n"
+    );
+    // Nothing left to do: no second line, no write.
+    assert!(lock.index_files(&["written.md"]).unwrap().is_empty());
+}
