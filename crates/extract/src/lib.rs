@@ -1,0 +1,26 @@
+//! Memory extraction (SPEC R12): after a turn of a conversation, a small
+//! restricted agent reads the new messages and saves what is worth keeping
+//! into the memory folder.
+//!
+//! This crate holds the step's bookkeeping and its instructions:
+//!
+//! - [`StateFiles`] — the per-session state under `<base>/memdir/extract/`
+//!   (the cursor, the throttle's counter, the pending request) and the run
+//!   lock that keeps two runs of one session apart across processes; a
+//!   request that finds a run under way is queued, and the running process
+//!   runs it once more before it stops ([`StateFiles::begin`],
+//!   [`RunGuard::finish`]).
+//! - [`has_memory_writes`] — whether the main agent wrote memory itself in
+//!   the new messages (then the step skips them and advances its cursor).
+//! - [`instructions`] — the instructions after the transcript, for the
+//!   private folder alone or with the team folder.
+
+mod error;
+mod prompt;
+mod state;
+mod writes;
+
+pub use error::ExtractError;
+pub use prompt::{Instructions, instructions};
+pub use state::{Begin, Request, RunGuard, SessionState, StateFiles};
+pub use writes::has_memory_writes;
