@@ -50,6 +50,13 @@ impl Builder {
         true
     }
 
+    /// Records the session id of a kept line; the first one is the file's.
+    pub(crate) fn note_session(&mut self, id: Option<String>) {
+        if self.transcript.session_id.is_none() {
+            self.transcript.session_id = id;
+        }
+    }
+
     pub(crate) fn push(&mut self, piece: Piece) {
         let merge_into = match (&piece.message_id, piece.role) {
             (Some(id), Role::Assistant) => self.by_message_id.get(id).copied(),

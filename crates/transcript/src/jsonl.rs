@@ -57,23 +57,16 @@ fn read_line(builder: &mut Builder, line: usize, raw: &[u8]) -> Result<(), SkipR
         .get("type")
         .and_then(Value::as_str)
         .ok_or(SkipReason::NoType)?;
-    let mut notes = Notes {
-        line,
-        skipped: &mut builder.transcript.skipped,
-    };
-    if let Some(id) = string_field(&event, "sessionId", "sessionId", &mut notes)
-        && builder.transcript.session_id.is_none()
-    {
-        builder.transcript.session_id = Some(id);
-    }
     match kind {
         "user" | "assistant" => read_message(builder, line, &event, kind == "assistant"),
         "system" => {
             let subtype = event.get("subtype").and_then(Value::as_str);
             if subtype == Some("compact_boundary") {
                 let first_message = builder.transcript.messages.len();
-                let compaction =
-                    read_compaction(line, &event, first_message, &mut notes_of(builder, line));
+                let mut notes = notes_of(builder, line);
+                let session_id = string_field(&event, "sessionId", "sessionId", &mut notes);
+                let compaction = read_compaction(line, &event, first_message, &mut notes);
+                builder.note_session(session_id);
                 builder.transcript.compactions.push(compaction);
                 Ok(())
             } else {
@@ -119,16 +112,25 @@ fn read_message(
     let Some(Value::Object(message)) = event.get("message") else {
         return Err(SkipReason::NoMessage);
     };
-    // A repeated line is recognised before any of its notes are taken.
-    let uuid = event.get("uuid").and_then(Value::as_str);
-    if builder.is_repeat(line, uuid) {
+    // The content's notes wait until the line is known to be kept: a line
+    // that repeats an earlier one is skipped whole, without them, and only
+    // a line that is kept claims its uuid.
+    let mut content_notes = Vec::new();
+    let content = message.get("content").unwrap_or(&Value::Null);
+    let blocks = read_content(
+        content,
+        &mut Notes {
+            line,
+            skipped: &mut content_notes,
+        },
+    )
+    .ok_or(SkipReason::BadContent)?;
+    if builder.is_repeat(line, event.get("uuid").and_then(Value::as_str)) {
         return Ok(());
     }
+    builder.transcript.skipped.append(&mut content_notes);
     let mut notes = notes_of(builder, line);
-    let content = message.get("content").unwrap_or(&Value::Null);
-    let Some(blocks) = read_content(content, &mut notes) else {
-        return Err(SkipReason::BadContent);
-    };
+    let session_id = string_field(event, "sessionId", "sessionId", &mut notes);
     let piece = Piece {
         line,
         role: if is_assistant {
@@ -145,6 +147,7 @@ fn read_message(
         is_sidechain: bool_field(event, "isSidechain", &mut notes),
         is_compact_summary: bool_field(event, "isCompactSummary", &mut notes),
     };
+    builder.note_session(session_id);
     builder.push(piece);
     Ok(())
 }

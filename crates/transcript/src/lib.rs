@@ -112,7 +112,7 @@ pub enum TranscriptError {
 /// not kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Transcript {
-    /// The first `sessionId` of the file (a message list has none).
+    /// The first `sessionId` of a kept line (a message list has none).
     pub session_id: Option<String>,
     /// The messages in file order (merged lines at the place of the first).
     pub messages: Vec<Message>,

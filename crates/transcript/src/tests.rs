@@ -225,8 +225,8 @@ fn mistyped_fields_are_left_out_of_a_kept_line() {
     assert_eq!(
         reasons,
         [
-            "kept without \"sessionId\": it has the wrong type",
             "kept without content block 0: it is malformed",
+            "kept without \"sessionId\": it has the wrong type",
             "kept without \"parentUuid\": it has the wrong type",
             "kept without \"timestamp\": it has the wrong type",
             "kept without \"isCompactSummary\": it has the wrong type",
@@ -329,4 +329,12 @@ fn parse_picks_the_format() {
         line(&user("u2", &json!("b")))
     );
     assert_eq!(parse(events.as_bytes()).messages.len(), 2);
+}
+
+#[test]
+fn a_line_skipped_for_its_content_does_not_claim_its_uuid() {
+    let broken = json!({"type": "user", "uuid": "u1", "message": {"role": "user", "content": 5}});
+    let t = jsonl(&[broken, user("u1", &json!("fixed"))]);
+    assert_eq!(codes(&t), [(1, "bad_content")]);
+    assert_eq!(t.messages[0].text(), "fixed");
 }

@@ -40,6 +40,13 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
     for s in t.skipped.iter().filter(|s| s.reason.is_whole_line()) {
         prop_assert!(!kept.contains(&s.line), "{:?}", s);
     }
+    // A line kept with something left out is a kept line.
+    let mut kept_any = kept.clone();
+    kept_any.extend(t.compactions.iter().map(|c| c.line));
+    kept_any.extend(t.summaries.iter().map(|s| s.line));
+    for s in t.skipped.iter().filter(|s| !s.reason.is_whole_line()) {
+        prop_assert!(kept_any.contains(&s.line), "{:?}", s);
+    }
     // Every message's usage is counted once: the total is their sum.
     let sum = t
         .messages
