@@ -22,6 +22,7 @@ mod recall;
 mod secrets;
 mod serve;
 mod team;
+mod transcript;
 
 use std::process::ExitCode;
 
@@ -87,6 +88,10 @@ enum Command {
     /// Share the team folder through a team server: pull, push, sync.
     #[command(subcommand)]
     Team(team::TeamCommand),
+    /// Read an agent's session transcript as memory extraction reads it:
+    /// messages, tool calls, skipped lines, tokens.
+    #[command(subcommand)]
+    Transcript(transcript::TranscriptCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -128,6 +133,7 @@ fn main() -> ExitCode {
         Command::Secrets(cmd) => secrets::run(cmd, &cli.global),
         Command::Serve(args) => serve::run(args, &cli.global),
         Command::Team(cmd) => team::run(cmd, &cli.global),
+        Command::Transcript(cmd) => transcript::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -14,6 +14,7 @@ mod secrets;
 mod serve;
 mod team;
 mod team_safety;
+mod transcript;
 mod write_safety;
 
 use std::path::{Path, PathBuf};
