@@ -324,10 +324,13 @@ fn unquoted_text(
              (`find . -name '*.rs'`)"
         )));
     }
-    if let Some(c) = text.chars().find(|c| matches!(c, '{' | '}')) {
-        return Err(Denial::new(format!(
-            "unquoted `{c}` is brace expansion, which is not expanded; quote it to pass it on"
-        )));
+    // `{a,b}` and `{1..3}` expand; `{}` and `HEAD@{1}` are literal.
+    if let Some(open) = text.find('{')
+        && (text[open..].contains(',') || text[open..].contains(".."))
+    {
+        return Err(Denial::new(
+            "unquoted `{…,…}` is brace expansion, which is not expanded; quote it to pass it on",
+        ));
     }
     if text.contains('`') {
         return Err(backticks());

@@ -366,15 +366,23 @@ fn git(args: &[String]) -> Result<(), Denial> {
         )));
     }
     let rest = &args[1..];
+    let program = format!("git {sub}");
     for arg in rest {
         if long_option(arg, GIT_DANGEROUS_LONG) {
-            return deny("git", arg, "can write files, run programs or open a pager");
+            return deny(
+                &program,
+                arg,
+                "can write files, run programs or open a pager",
+            );
         }
         if arg.contains("%G") {
-            return deny("git", arg, "verifies signatures, which runs a program");
+            return deny(&program, arg, "verifies signatures, which runs a program");
         }
-        if (sub != "ls-files" && arg == "-o") || (sub == "grep" && short_option(arg, &['O'])) {
-            return deny("git", arg, "writes files or opens a pager");
+        if sub != "ls-files" && arg == "-o" {
+            return deny(&program, arg, "writes its output to a file");
+        }
+        if sub == "grep" && short_option(arg, &['O']) {
+            return deny(&program, arg, "opens the matching files in a pager");
         }
     }
     match sub.as_str() {

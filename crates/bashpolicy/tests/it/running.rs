@@ -1,0 +1,1 @@
+//! Running plans without a shell.
