@@ -10,6 +10,7 @@
 )]
 
 mod add;
+mod agent;
 mod context;
 mod index;
 mod index_fix;
@@ -87,6 +88,10 @@ enum Command {
     /// Share the team folder through a team server: pull, push, sync.
     #[command(subcommand)]
     Team(team::TeamCommand),
+    /// The extraction agent's tool policy: check a Bash command against the
+    /// read-only rules.
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -128,6 +133,7 @@ fn main() -> ExitCode {
         Command::Secrets(cmd) => secrets::run(cmd, &cli.global),
         Command::Serve(args) => serve::run(args, &cli.global),
         Command::Team(cmd) => team::run(cmd, &cli.global),
+        Command::Agent(cmd) => agent::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
