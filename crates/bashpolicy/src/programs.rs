@@ -269,6 +269,9 @@ fn file(args: &[String]) -> Result<(), Denial> {
         if short_option(arg, &['C']) || long_option(arg, &["compile"]) {
             return deny("file", arg, "writes a compiled magic file");
         }
+        if short_option(arg, &['z', 'Z']) || long_option(arg, &["uncompress"]) {
+            return deny("file", arg, "may run decompression programs");
+        }
     }
     Ok(())
 }
