@@ -371,7 +371,13 @@ fn git(args: &[String]) -> Result<(), Denial> {
     let rest = &args[1..];
     let program = format!("git {sub}");
     for arg in rest {
-        if long_option(arg, GIT_DANGEROUS_LONG) {
+        // git takes an exact option name before an abbreviation: `--text`
+        // is `diff -a`, not `--textconv`.
+        let exact = arg
+            .strip_prefix("--")
+            .map(|r| r.split('=').next().unwrap_or(r));
+        let benign = exact.is_some_and(|name| matches!(name, "text" | "filter"));
+        if !benign && long_option(arg, GIT_DANGEROUS_LONG) {
             return deny(
                 &program,
                 arg,
