@@ -10,6 +10,7 @@
 )]
 
 mod add;
+mod agent;
 mod context;
 mod index;
 mod index_fix;
@@ -92,6 +93,10 @@ enum Command {
     /// messages, tool calls, skipped lines, tokens.
     #[command(subcommand)]
     Transcript(transcript::TranscriptCommand),
+    /// The extraction agent's tool policy: check a Bash command against the
+    /// read-only rules.
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -134,6 +139,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args, &cli.global),
         Command::Team(cmd) => team::run(cmd, &cli.global),
         Command::Transcript(cmd) => transcript::run(cmd, &cli.global),
+        Command::Agent(cmd) => agent::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -1,0 +1,233 @@
+//! Which Bash commands a read-only agent may run (SPEC R12.4), decided on a
+//! real shell grammar, and running the allowed ones without a shell.
+//!
+//! The memory-extraction agent may look around a project with `ls`,
+//! `grep`, `find`, `cat`, `git log` and the like, but nothing it runs may
+//! write, delete, execute another program or wait for a terminal.
+//!
+//! - [`check`] parses a command line and returns a [`Decision`]: either
+//!   [`Decision::Allowed`] with the [`Plan`] that will run (pipelines of
+//!   argument vectors, quotes removed, no shell feature left), or
+//!   [`Decision::Denied`] with a one-sentence reason naming the offending
+//!   part ("`>` redirects output to a file", "`python3` is an
+//!   interpreter"). Anything the policy does not understand is denied.
+//! - [`run`] executes a [`Plan`] without a shell: one process per stage,
+//!   pipes between them, stdin from `/dev/null`, a cleaned environment
+//!   (pagers off), a wall-clock timeout that kills every stage, and an
+//!   output cap ([`RunLimits`]).
+//!
+//! ```
+//! use memdir_bashpolicy::{check, Decision};
+//!
+//! let Decision::Allowed(plan) = check("grep -rn 'fn main' src | head -5") else {
+//!     panic!("a read-only pipeline is allowed");
+//! };
+//! assert_eq!(plan.steps[0].pipeline[0].argv, ["grep", "-rn", "fn main", "src"]);
+//!
+//! let denied = check("cat notes.md > /tmp/copy");
+//! assert_eq!(denied.reason(), "`>` redirects output to a file");
+//! assert!(check("echo $(rm -rf ~)").reason().contains("`$(…)` runs a command"));
+//! ```
+//!
+//! # The grammar: `brush-parser`
+//!
+//! Deciding on strings (`shlex`, regular expressions) misses what a shell
+//! sees: `$(…)` inside double quotes, here-documents, `r''m`. Three Rust
+//! parsers of shell grammar were weighed:
+//!
+//! - `brush-parser` 0.4 (chosen): the parser of the brush shell, released
+//!   often and tested against Bash itself; MIT like this workspace; pure
+//!   Rust (a PEG grammar), about half a minute to build on two cores. It
+//!   covers Bash beyond POSIX (`[[ ]]`, `<<<`, `&>`, `$'…'`, process
+//!   substitution, `coproc`) and reports each as its own AST node:
+//!   redirections as `IoRedirect` (`File`, `HereDocument`, `HereString`,
+//!   `OutputAndError`) with their file descriptor and kind, assignments
+//!   before a command as `AssignmentWord`, and, through
+//!   `brush_parser::word::parse`, every piece of a word: single- and
+//!   double-quoted text, escapes, `$VAR`/`${…}`, `$(…)`, backticks, `$((…))`
+//!   and tilde expansion, nested inside double quotes where they occur.
+//! - `yash-syntax` 0.25: a careful POSIX parser, but GPL-3.0 (this
+//!   workspace is MIT OR Apache-2.0), POSIX only (no `<<<`, `[[`, `&>`), and
+//!   its parser API is async.
+//! - `tree-sitter-bash` 0.25: broad Bash coverage, but a C grammar to build,
+//!   and error-tolerant by design: a malformed command still yields a tree
+//!   with `ERROR` nodes, which a fail-closed policy must find itself.
+//!
+//! brush's recursive-descent parsing overflows the stack on deeply nested
+//! input (a thousand `$(`), which is an abort rather than an error, so
+//! [`check`] refuses deep nesting and long commands before parsing, and
+//! treats a parser panic as a denial.
+//!
+//! # What is allowed
+//!
+//! - Simple commands of the programs in [`ALLOWED_PROGRAMS`], each with its
+//!   own argument rules (no `find -exec`, `sort -o`, `tail -f`, `rg --pre`;
+//!   `git` only with read-only subcommands, pagers, external diff and
+//!   text-conversion programs off).
+//! - Pipelines of them (`|`), and lists joined by `;`, `&&`, `||` or
+//!   newlines when every part is allowed; [`run`] gives `&&` and `||`
+//!   their shell meaning.
+//! - Exactly two redirections, which [`run`] performs itself: `2>/dev/null`
+//!   and `2>&1`.
+//! - Quoting of every kind except `$'…'` and `$"…"`: the plan holds the
+//!   words after quote removal, so `'a;b'` is one argument `a;b`.
+//!
+//! # What is denied
+//!
+//! Every other redirection, here-documents and here-strings; every
+//! expansion (`$VAR`, `${…}`, `$(…)`, backticks, `$((…))`, `~`), since
+//! nothing is expanded: a plan is what runs; unquoted glob and brace
+//! characters (`*`, `?`, `[`, `{`), because without a shell nothing would
+//! expand them (quote them to pass them on, as `find -name '*.rs'` does);
+//! background jobs, subshells, groups, functions, loops and conditionals;
+//! assignments before a command (`PATH=…`, `LD_PRELOAD=…`); programs named
+//! by a path (`/bin/ls`, `./x`), so only `PATH` decides what runs; and every
+//! program not on the list: interpreters and shells, `sed`, `awk`, `tee`,
+//! `xargs`, `env` and the other programs that run programs, pagers and
+//! editors, anything that changes files or uses the network.
+
+mod check;
+mod programs;
+mod run;
+
+pub use check::{MAX_COMMAND_BYTES, MAX_NESTING, check};
+pub use programs::ALLOWED_PROGRAMS;
+pub use run::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, RunError, RunLimits, RunOutput, run};
+
+/// The policy's answer for one command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Every part is read-only; this is what will run.
+    Allowed(Plan),
+    /// Something is not allowed, or not understood.
+    Denied(Denial),
+}
+
+impl Decision {
+    /// Whether the command may run.
+    #[must_use]
+    pub fn is_allowed(&self) -> bool {
+        matches!(self, Self::Allowed(_))
+    }
+
+    /// One sentence for the model: why the command was denied, or which
+    /// read-only programs it runs.
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Allowed(plan) => plan.summary(),
+            Self::Denied(denial) => denial.reason.clone(),
+        }
+    }
+
+    /// The plan of an allowed command.
+    #[must_use]
+    pub fn plan(&self) -> Option<&Plan> {
+        match self {
+            Self::Allowed(plan) => Some(plan),
+            Self::Denied(_) => None,
+        }
+    }
+}
+
+/// Why a command was denied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    /// One sentence naming the offending part, as the model will see it.
+    pub reason: String,
+}
+
+impl Denial {
+    pub(crate) fn new(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// What an allowed command runs: steps in order, each a pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The pipelines, in the order the command line gives them.
+    pub steps: Vec<Step>,
+}
+
+impl Plan {
+    /// A plan of one pipeline of the given argument vectors, each stage's
+    /// errors going to the output.
+    #[must_use]
+    pub fn pipeline(argvs: Vec<Vec<String>>) -> Self {
+        Self {
+            steps: vec![Step {
+                when: When::Always,
+                pipeline: argvs.into_iter().map(Stage::new).collect(),
+            }],
+        }
+    }
+
+    /// "read-only: `ls`, `grep`": the programs the plan runs.
+    fn summary(&self) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for stage in self.steps.iter().flat_map(|s| &s.pipeline) {
+            if let Some(name) = stage.argv.first()
+                && !names.contains(&name.as_str())
+            {
+                names.push(name);
+            }
+        }
+        let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        format!("read-only: {}", list.join(", "))
+    }
+}
+
+/// One pipeline of a plan and when it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Whether it runs, given the exit status of the last pipeline that ran.
+    pub when: When,
+    /// The stages, stdout of each piped into stdin of the next.
+    pub pipeline: Vec<Stage>,
+}
+
+/// When a step runs: the shell's `;`, `&&` and `||`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// Always (`;`, a newline, or the first step).
+    Always,
+    /// Only when the last pipeline that ran succeeded (`&&`).
+    IfSucceeded,
+    /// Only when the last pipeline that ran failed (`||`).
+    IfFailed,
+}
+
+/// One program of a pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stage {
+    /// The program (looked up in `PATH`) and its arguments, quotes removed.
+    pub argv: Vec<String>,
+    /// Where the program's stderr goes.
+    pub stderr: Stderr,
+}
+
+impl Stage {
+    /// A stage whose errors go to the output.
+    #[must_use]
+    pub fn new(argv: Vec<String>) -> Self {
+        Self {
+            argv,
+            stderr: Stderr::Output,
+        }
+    }
+}
+
+/// Where a stage's stderr goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stderr {
+    /// Into the run's output, as a terminal would show it.
+    Output,
+    /// Discarded (`2>/dev/null`).
+    Null,
+    /// Wherever the stage's stdout goes (`2>&1`): the next stage, or the
+    /// output for the last one.
+    Stdout,
+}

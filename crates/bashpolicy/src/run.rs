@@ -1,0 +1,329 @@
+//! Running a [`Plan`] without a shell: one process per stage, pipes
+//! between stages, a cleaned environment, a timeout and an output cap.
+
+use std::io::{self, PipeReader, PipeWriter, Read};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::{Plan, Stage, Stderr, When};
+
+/// The timeout of [`RunLimits::default`].
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The output cap of [`RunLimits::default`].
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 30_000;
+
+/// How long a plan may run and how much of its output is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Wall-clock time for the whole plan; then every stage still running
+    /// is killed.
+    pub timeout: Duration,
+    /// Bytes of output (stdout of each pipeline's last stage and stderr of
+    /// every stage, interleaved as they come) kept; the rest is counted
+    /// and dropped.
+    pub max_output_bytes: usize,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        Self {
+            timeout: DEFAULT_TIMEOUT,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutput {
+    /// The kept output, as text (invalid UTF-8 replaced; a character cut
+    /// by the cap is dropped whole).
+    pub output: String,
+    /// Bytes of output beyond [`RunLimits::max_output_bytes`], dropped.
+    pub dropped_bytes: u64,
+    /// The exit code of the last stage of the last pipeline that ran;
+    /// `None` when it was ended by a signal (or by the timeout).
+    pub exit_code: Option<i32>,
+    /// Whether the timeout ended the run.
+    pub timed_out: bool,
+}
+
+/// Why a plan could not be run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The plan has a pipeline without stages, or a stage without a program.
+    #[error("the plan has an empty pipeline or stage")]
+    EmptyStage,
+    /// A pipe could not be created or shared.
+    #[error("cannot create a pipe")]
+    Pipe(#[source] io::Error),
+    /// A program could not be started (not found, not executable).
+    #[error("cannot run {program}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// Waiting for a program failed.
+    #[error("cannot wait for {program}")]
+    Wait {
+        /// The program.
+        program: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Runs `plan` in `cwd`, without a shell.
+///
+/// Each stage is its own process (looked up in `PATH`), stdout piped into
+/// the next stage's stdin; the first reads `/dev/null`. The environment
+/// keeps only `PATH`, `HOME`, `LANG`, `LC_*`, `TZ` and `TMPDIR`, and turns
+/// pagers, colours and git's prompts and optional locks off. Steps joined
+/// by `&&` and `||` run as the shell would run them. When the timeout
+/// passes, every stage still running is killed (on Unix its whole process
+/// group) and [`RunOutput::timed_out`] says so.
+///
+/// `run` executes whatever plan it is given: plans from [`crate::check`]
+/// are the ones known to be read-only.
+pub fn run(plan: &Plan, cwd: &Path, limits: &RunLimits) -> Result<RunOutput, RunError> {
+    if plan
+        .steps
+        .iter()
+        .any(|s| s.pipeline.is_empty() || s.pipeline.iter().any(|st| st.argv.is_empty()))
+    {
+        return Err(RunError::EmptyStage);
+    }
+    let deadline = Instant::now() + limits.timeout;
+    let (reader, writer) = io::pipe().map_err(RunError::Pipe)?;
+    let collected = Arc::new(Mutex::new(Collected::default()));
+    let collector = {
+        let collected = Arc::clone(&collected);
+        let cap = limits.max_output_bytes;
+        thread::spawn(move || collect(reader, cap, &collected))
+    };
+
+    let mut exit_code = Some(0);
+    let mut timed_out = false;
+    let mut result = Ok(());
+    for step in &plan.steps {
+        let succeeded = exit_code == Some(0);
+        match step.when {
+            When::IfSucceeded if !succeeded => continue,
+            When::IfFailed if succeeded => continue,
+            _ => {}
+        }
+        match run_pipeline(&step.pipeline, cwd, &writer, deadline) {
+            Ok(Ended::Exited(status)) => exit_code = status.code(),
+            Ok(Ended::TimedOut) => {
+                exit_code = None;
+                timed_out = true;
+                break;
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    drop(writer);
+    // Every stage has ended, so the pipe closes unless a stage left a
+    // process of its own behind holding it; give such a one a moment, then
+    // keep what was read so far.
+    let grace = Instant::now() + Duration::from_millis(500);
+    while !collector.is_finished() && Instant::now() < grace {
+        thread::sleep(Duration::from_millis(5));
+    }
+    if collector.is_finished() {
+        let _ = collector.join();
+    }
+    result?;
+    let collected = collected
+        .lock()
+        .map_or_else(|poisoned| poisoned.into_inner().clone(), |c| c.clone());
+    Ok(RunOutput {
+        output: text(collected.kept),
+        dropped_bytes: collected.dropped,
+        exit_code,
+        timed_out,
+    })
+}
+
+#[derive(Debug, Default, Clone)]
+struct Collected {
+    kept: Vec<u8>,
+    dropped: u64,
+}
+
+/// Reads the output pipe to its end, keeping the first `cap` bytes and
+/// counting the rest, so that no stage ever blocks on a full pipe.
+fn collect(mut reader: PipeReader, cap: usize, collected: &Mutex<Collected>) {
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                log::warn!("reading a command's output failed: {e}");
+                return;
+            }
+        };
+        let Ok(mut c) = collected.lock() else { return };
+        let room = cap.saturating_sub(c.kept.len()).min(n);
+        c.kept.extend_from_slice(&buf[..room]);
+        c.dropped += (n - room) as u64;
+    }
+}
+
+/// The kept bytes as text: a multi-byte character cut by the cap is
+/// dropped rather than shown as a replacement character.
+fn text(mut bytes: Vec<u8>) -> String {
+    if let Err(e) = std::str::from_utf8(&bytes)
+        && e.error_len().is_none()
+    {
+        bytes.truncate(e.valid_up_to());
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+enum Ended {
+    Exited(ExitStatus),
+    TimedOut,
+}
+
+fn run_pipeline(
+    stages: &[Stage],
+    cwd: &Path,
+    output: &PipeWriter,
+    deadline: Instant,
+) -> Result<Ended, RunError> {
+    let mut children: Vec<(String, Child)> = Vec::with_capacity(stages.len());
+    let spawned = spawn_all(stages, cwd, output, &mut children);
+    if let Err(e) = spawned {
+        let running = vec![true; children.len()];
+        kill_all(&mut children, &running);
+        return Err(e);
+    }
+    let mut statuses: Vec<Option<ExitStatus>> = vec![None; children.len()];
+    let mut pause = Duration::from_millis(1);
+    loop {
+        for (i, (program, child)) in children.iter_mut().enumerate() {
+            if statuses[i].is_none() {
+                statuses[i] = child.try_wait().map_err(|source| RunError::Wait {
+                    program: program.clone(),
+                    source,
+                })?;
+            }
+        }
+        if statuses.iter().all(Option::is_some) {
+            let last = statuses.last().copied().flatten();
+            return Ok(Ended::Exited(last.expect("every stage has exited")));
+        }
+        if Instant::now() >= deadline {
+            let running: Vec<bool> = statuses.iter().map(Option::is_none).collect();
+            kill_all(&mut children, &running);
+            return Ok(Ended::TimedOut);
+        }
+        thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+fn spawn_all(
+    stages: &[Stage],
+    cwd: &Path,
+    output: &PipeWriter,
+    children: &mut Vec<(String, Child)>,
+) -> Result<(), RunError> {
+    let mut stdin: Option<PipeReader> = None;
+    for (i, stage) in stages.iter().enumerate() {
+        let last = i + 1 == stages.len();
+        let (stdout, next_stdin) = if last {
+            (output.try_clone().map_err(RunError::Pipe)?, None)
+        } else {
+            let (r, w) = io::pipe().map_err(RunError::Pipe)?;
+            (w, Some(r))
+        };
+        let stderr = match stage.stderr {
+            Stderr::Output => Stdio::from(output.try_clone().map_err(RunError::Pipe)?),
+            Stderr::Null => Stdio::null(),
+            Stderr::Stdout => Stdio::from(stdout.try_clone().map_err(RunError::Pipe)?),
+        };
+        let program = stage.argv[0].clone();
+        let mut command = Command::new(&program);
+        command
+            .args(&stage.argv[1..])
+            .current_dir(cwd)
+            .env_clear()
+            .envs(environment())
+            .stdin(stdin.take().map_or_else(Stdio::null, Stdio::from))
+            .stdout(stdout)
+            .stderr(stderr);
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt as _;
+            // Its own process group, so a timeout can end whatever the
+            // stage started too.
+            command.process_group(0);
+        }
+        let child = command.spawn().map_err(|source| RunError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        // `command` drops here with this side's copies of the pipe ends,
+        // so each pipe closes when the processes using it end.
+        drop(command);
+        children.push((program, child));
+        stdin = next_stdin;
+    }
+    Ok(())
+}
+
+/// Kills every stage not yet reaped (`running[i]`), on Unix with its
+/// whole process group, and reaps it.
+fn kill_all(children: &mut [(String, Child)], running: &[bool]) {
+    for ((program, child), running) in children.iter_mut().zip(running) {
+        if !running {
+            continue;
+        }
+        #[cfg(unix)]
+        {
+            // Ignored when the group is already gone.
+            let pid = rustix::process::Pid::from_child(child);
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        if let Err(e) = child.kill() {
+            log::debug!("killing {program}: {e}");
+        }
+        let _ = child.wait();
+    }
+}
+
+/// The environment every stage gets: what locates programs, files and
+/// languages, and settings that keep pagers, colours and prompts away.
+fn environment() -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| {
+            matches!(k.as_str(), "PATH" | "HOME" | "LANG" | "TZ" | "TMPDIR") || k.starts_with("LC_")
+        })
+        .collect();
+    for (k, v) in [
+        ("PAGER", "cat"),
+        ("GIT_PAGER", "cat"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+        ("GIT_OPTIONAL_LOCKS", "0"),
+        ("NO_COLOR", "1"),
+        ("TERM", "dumb"),
+    ] {
+        env.push((k.to_owned(), v.to_owned()));
+    }
+    env
+}

@@ -1,0 +1,6 @@
+//! Integration tests of memdir-bashpolicy: the corpora, plans, running.
+
+mod corpus;
+mod plans;
+mod props;
+mod running;

@@ -1,0 +1,39 @@
+//! `check` never panics, whatever the input.
+
+use memdir_bashpolicy::check;
+use proptest::prelude::*;
+
+fn shellish() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "ls", "rm", "git", "log", " ", "-", "--", "'", "\"", "\\", "$", "(", ")", "{", "}", "[",
+        "]", "`", "|", "&", ";", "<", ">", "<<", "2>", "&&", "||", "\n", "=", "*", "~", "#", "!",
+        "$(", "${", "<(", "EOF", "a", "é", "\t",
+    ]);
+    prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #[test]
+    fn check_never_panics_on_any_string(s in any::<String>()) {
+        let decision = check(&s);
+        prop_assert!(!decision.reason().is_empty());
+    }
+
+    #[test]
+    fn check_never_panics_on_shell_like_strings(s in shellish()) {
+        let decision = check(&s);
+        prop_assert!(!decision.reason().is_empty());
+    }
+
+    #[test]
+    fn an_allowed_plan_runs_only_allowed_programs(s in shellish()) {
+        if let Some(plan) = check(&s).plan() {
+            for stage in plan.steps.iter().flat_map(|s| &s.pipeline) {
+                prop_assert!(
+                    memdir_bashpolicy::ALLOWED_PROGRAMS.contains(&stage.argv[0].as_str()),
+                    "{s:?} => {plan:?}"
+                );
+            }
+        }
+    }
+}
