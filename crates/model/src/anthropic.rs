@@ -112,11 +112,12 @@ fn block(block: &ContentBlock) -> Value {
             "content": content,
             "is_error": is_error,
         }),
+        ContentBlock::Raw(block) => block.clone(),
     }
 }
 
 /// A conversation reply: `text` and `tool_use` blocks of `content` (other
-/// kinds skipped), the stop reason and the usage. A missing stop reason
+/// kinds kept as [`ContentBlock::Raw`]), the stop reason and the usage. A missing stop reason
 /// is inferred from the blocks: tool use when there are tool calls.
 pub(crate) fn parse_chat_reply(reply: &Value) -> Result<ChatReply, ModelError> {
     let blocks = reply
@@ -153,7 +154,7 @@ pub(crate) fn parse_chat_reply(reply: &Value) -> Result<ChatReply, ModelError> {
                     input: block.get("input").cloned().unwrap_or(Value::Null),
                 });
             }
-            _ => {}
+            _ => content.push(ContentBlock::Raw(block.clone())),
         }
     }
     let stop_reason = match reply.get("stop_reason").and_then(Value::as_str) {
@@ -302,6 +303,22 @@ mod tests {
     }
 
     #[test]
+    fn raw_blocks_go_back_as_they_came() {
+        let thinking = json!({"type": "thinking", "thinking": "plan", "signature": "sig"});
+        let reply = json!({"content": [thinking.clone()], "stop_reason": "pause_turn"});
+        let parsed = parse_chat_reply(&reply).unwrap();
+        assert_eq!(parsed.stop_reason, StopReason::PauseTurn);
+        let chat = ChatRequest {
+            system: String::new(),
+            messages: vec![Message::user("go"), Message::assistant(parsed.content)],
+            tools: Vec::new(),
+            max_tokens: 10,
+        };
+        let body = chat_request(&config(), &chat).body;
+        assert_eq!(body["messages"][1]["content"], json!([thinking]));
+    }
+
+    #[test]
     fn empty_system_and_tools_are_left_out() {
         let chat = ChatRequest {
             system: String::new(),
@@ -337,6 +354,9 @@ mod tests {
             parsed,
             ChatReply::new(
                 vec![
+                    ContentBlock::Raw(
+                        json!({"type": "thinking", "thinking": "…", "signature": "s"})
+                    ),
                     ContentBlock::text("I'll check the current weather in San Francisco for you."),
                     ContentBlock::ToolUse {
                         id: "toolu_01A09q90qw90lq917835lq9".to_owned(),

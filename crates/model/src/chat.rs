@@ -47,6 +47,12 @@ pub enum ContentBlock {
         /// the reason.
         is_error: bool,
     },
+    /// A block of a kind this crate does not model (Anthropic `thinking`,
+    /// `server_tool_use`, …), kept as the server sent it so that it goes
+    /// back unchanged when the conversation continues, as the Messages API
+    /// asks for `pause_turn` and thinking. The OpenAI-compatible format
+    /// has no such blocks and leaves it out.
+    Raw(Value),
 }
 
 impl ContentBlock {
@@ -187,9 +193,8 @@ impl AddAssign for Usage {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ChatReply {
-    /// Text and tool calls, in the order the model wrote them. Blocks of
-    /// kinds this crate does not know (thinking, server tools) are left
-    /// out.
+    /// Text, tool calls and other blocks ([`ContentBlock::Raw`]), in the
+    /// order the model wrote them.
     pub content: Vec<ContentBlock>,
     /// Why the model stopped.
     pub stop_reason: StopReason,

@@ -116,8 +116,9 @@ fn user_messages(message: &Message, out: &mut Vec<Value>) {
                 };
                 out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
             }
-            // A user message has no tool calls; there is nothing to send.
-            ContentBlock::ToolUse { .. } => {}
+            // A user message has no tool calls, and this format has no
+            // other blocks: there is nothing to send.
+            ContentBlock::ToolUse { .. } | ContentBlock::Raw(_) => {}
         }
     }
     if !text.is_empty() {
