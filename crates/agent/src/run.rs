@@ -59,8 +59,9 @@ impl AgentConfig {
 pub enum Stop {
     /// The model answered without asking for a tool.
     EndTurn,
-    /// The model still asked for tools after the last allowed turn; those
-    /// calls were answered, and no further call was made.
+    /// The last allowed turn was made and the model was not done (it
+    /// asked for tools, whose calls were answered, or paused); no further
+    /// call was made.
     TurnLimit,
     /// The tokens used reached [`AgentConfig::token_budget`] before a
     /// call.
