@@ -1,6 +1,6 @@
-//! The blocking client: a side query sent through [`memdir_http`] with the
-//! model's retry rules, and the mapping from HTTP statuses to
-//! [`ModelError`].
+//! The blocking client: a side query or one call of a conversation sent
+//! through [`memdir_http`] with the model's retry rules, and the mapping
+//! from HTTP statuses to [`ModelError`].
 
 use std::fmt;
 use std::time::Duration;
@@ -11,9 +11,10 @@ use memdir_http::{
 };
 use serde_json::Value;
 
+use crate::chat::{ChatReply, ChatRequest};
 use crate::config::{Backend, ModelConfig};
 use crate::error::ModelError;
-use crate::query::SideQuery;
+use crate::query::{SideQuery, WireRequest};
 use crate::reply::error_details;
 use crate::{anthropic, openai, schema};
 
@@ -110,22 +111,7 @@ impl ModelClient {
             Backend::Anthropic => anthropic::request(&self.config, query),
             Backend::OpenAiCompatible => openai::request(&self.config, query),
         };
-        let mut http_request = Request::post(Url::parse(&request.url)?, request.body.to_string());
-        for (name, value) in request.headers {
-            http_request = http_request.header(name, value);
-        }
-        let response = self.http.send_with_retries(&http_request, &self.retry)?;
-        if !response.is_success() {
-            return Err(self.status_error(&response));
-        }
-        let text = response.text();
-
-        let reply: Value = serde_json::from_str(&text).map_err(|e| {
-            ModelError::malformed(format!(
-                "the reply body is not json ({e}): {}",
-                crate::reply::snippet(&text)
-            ))
-        })?;
+        let reply = self.exchange(request)?;
         let value = match self.config.backend {
             Backend::Anthropic => anthropic::parse_reply(&reply)?,
             Backend::OpenAiCompatible => openai::parse_reply(&reply)?,
@@ -136,6 +122,61 @@ impl ModelClient {
             reason: v.reason,
         })?;
         Ok(value)
+    }
+
+    /// Sends one call of a tool-use conversation and returns the model's
+    /// reply: its text and tool calls, why it stopped, and the tokens it
+    /// used.
+    ///
+    /// The Anthropic backend sends a non-streaming Messages request with
+    /// `tools` and `tool_use`/`tool_result` blocks; the OpenAI-compatible
+    /// backend a chat-completions request with `tools` of type `function`,
+    /// assistant `tool_calls` and `tool` messages (a failed result's text
+    /// starts with `Error: `, since that format has no error flag).
+    /// Arguments a server sends that are not JSON do not fail the call:
+    /// the tool call's input is then the marker that
+    /// [`tool_input_error`](crate::tool_input_error) recognises.
+    ///
+    /// `config.timeout` bounds each HTTP request of the call, from
+    /// connecting to reading the whole reply; a retry gets a fresh budget.
+    /// Retries and errors follow the rules of [`ModelClient::side_query`].
+    /// A refusal, a cut-off reply or a full context window is not an
+    /// error: it is the reply's [`StopReason`](crate::StopReason).
+    pub fn chat(&self, request: &ChatRequest) -> Result<ChatReply, ModelError> {
+        self.chat_unscrubbed(request)
+            .map_err(|error| scrub(error, self.config.api_key.as_deref()))
+    }
+
+    fn chat_unscrubbed(&self, chat: &ChatRequest) -> Result<ChatReply, ModelError> {
+        let request = match self.config.backend {
+            Backend::Anthropic => anthropic::chat_request(&self.config, chat),
+            Backend::OpenAiCompatible => openai::chat_request(&self.config, chat),
+        };
+        let reply = self.exchange(request)?;
+        match self.config.backend {
+            Backend::Anthropic => anthropic::parse_chat_reply(&reply),
+            Backend::OpenAiCompatible => openai::parse_chat_reply(&reply),
+        }
+    }
+
+    /// Sends `request` with the retry rules and returns the reply body as
+    /// JSON, or the error of its status.
+    fn exchange(&self, request: WireRequest) -> Result<Value, ModelError> {
+        let mut http_request = Request::post(Url::parse(&request.url)?, request.body.to_string());
+        for (name, value) in request.headers {
+            http_request = http_request.header(name, value);
+        }
+        let response = self.http.send_with_retries(&http_request, &self.retry)?;
+        if !response.is_success() {
+            return Err(self.status_error(&response));
+        }
+        let text = response.text();
+        serde_json::from_str(&text).map_err(|e| {
+            ModelError::malformed(format!(
+                "the reply body is not json ({e}): {}",
+                crate::reply::snippet(&text)
+            ))
+        })
     }
 
     /// The error of a reply whose status is not a success.

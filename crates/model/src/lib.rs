@@ -1,5 +1,6 @@
-//! Blocking access to a language model for memdir's side queries: one
-//! system prompt and one user message in, one schema-checked JSON value out.
+//! Blocking access to a language model for memdir: side queries (one
+//! system prompt and one user message in, one schema-checked JSON value
+//! out) and the single calls of a tool-use conversation.
 //!
 //! - [`ModelConfig`] — which backend ([`Backend`]), where, with which key
 //!   and model; [`ModelConfig::from_lookup`] reads it from environment
@@ -9,6 +10,12 @@
 //!   structured output matching the query's JSON schema, retries briefly
 //!   when the server says so, and validates the reply against the schema
 //!   whatever the server claims to have honoured.
+//! - [`ModelClient::chat`] — one call of a tool-use conversation: a
+//!   [`ChatRequest`] (system prompt, [`Message`]s of [`ContentBlock`]s,
+//!   [`ToolSpec`]s) in, a [`ChatReply`] (text and tool calls, a
+//!   [`StopReason`], [`Usage`]) out, over either backend's wire format.
+//!   The loop that runs tools and calls again lives above this crate
+//!   (`memdir-agent`).
 //! - [`ModelError`] — every way a call can fail, with the HTTP status and
 //!   the server's error type where there is one. No error message and no
 //!   `Debug` output ever shows the API key.
@@ -52,11 +59,18 @@
 //! `retry-after`, URLs cleaned of credentials in errors) is
 //! [`memdir_http`]'s; nothing here reads or writes files.
 //!
-//! Modules depend one way: `query` and `error` on nothing of the crate;
+//! Wire formats: the Messages API's tool use
+//! (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview>,
+//! <https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls>)
+//! and chat-completions function calling
+//! (<https://developers.openai.com/api/docs/guides/function-calling>).
+//!
+//! Modules depend one way: `query`, `chat` and `error` on nothing of the crate;
 //! `config`, `reply` and `schema` on `error` (and `reply`); the backends
 //! `anthropic` and `openai` on those; `client` on all of them.
 
 mod anthropic;
+mod chat;
 mod client;
 mod config;
 mod error;
@@ -65,6 +79,10 @@ mod query;
 mod reply;
 mod schema;
 
+pub use chat::{
+    ChatReply, ChatRequest, ContentBlock, Message, Role, StopReason, TOOL_INPUT_ERROR_KEY,
+    ToolSpec, Usage, tool_input_error,
+};
 pub use client::ModelClient;
 pub use config::{
     Backend, DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_MODEL, DEFAULT_MAX_RETRIES,

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
 mod anthropic;
+mod chat;
 mod config;
 mod openai;
 mod proxy;
