@@ -31,6 +31,7 @@
 //! # Ok(()) }
 //! ```
 
+mod agent;
 mod error;
 mod memory;
 mod read;
@@ -38,6 +39,9 @@ mod search;
 
 use std::path::{Path, PathBuf};
 
+pub use agent::{
+    AutoMemPolicy, BashTool, EditTool, GlobTool, GrepTool, ReadTool, WriteTool, extraction_tools,
+};
 pub use error::ToolError;
 pub use memory::{EditInput, MAX_MEMORY_BYTES, MemoryScope, Place, Target, WriteInput};
 pub use read::{DEFAULT_READ_LINES, MAX_LINE_CHARS, MAX_READ_BYTES, ReadInput, read_file};

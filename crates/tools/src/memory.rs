@@ -232,7 +232,9 @@ impl MemoryScope {
             return Err(refused(format!(
                 "the content for team memory {} holds what looks like a secret ({}, line {}); \
                  team memories are shared with everyone in the repository: leave it out",
-                target.rel, found.label, found.line
+                target.rel,
+                found.label.trim_end_matches('.'),
+                found.line
             )));
         }
         Ok(())
