@@ -30,4 +30,22 @@ pub enum ExtractError {
     /// The state file could not be written.
     #[error("writing the extraction state")]
     WriteState(#[source] memdir_memtypes::AtomicWriteError),
+    /// The transcript could not be read.
+    #[error(transparent)]
+    Transcript(#[from] memdir_transcript::TranscriptError),
+    /// The memory folders could not be opened for the tools.
+    #[error(transparent)]
+    Tools(#[from] memdir_tools::ToolError),
+    /// The agent could not be set up.
+    #[error(transparent)]
+    Agent(#[from] memdir_agent::AgentError),
+    /// Reading the index or writing index lines failed.
+    #[error(transparent)]
+    Folder(#[from] memdir_folder::FolderError),
+    /// A memory folder's path is not UTF-8 (the prompt shows it as text).
+    #[error("the memory folder {} is not a UTF-8 path", path.display())]
+    NotUtf8 {
+        /// The folder.
+        path: PathBuf,
+    },
 }

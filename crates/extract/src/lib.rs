@@ -17,10 +17,12 @@
 
 mod error;
 mod prompt;
+mod run;
 mod state;
 mod writes;
 
 pub use error::ExtractError;
 pub use prompt::{Instructions, instructions};
+pub use run::{MAX_TRANSCRIPT_CHARS, MAX_TURNS, Outcome, Setup, extract};
 pub use state::{Begin, Request, RunGuard, SessionState, StateFiles};
 pub use writes::has_memory_writes;
