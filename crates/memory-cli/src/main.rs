@@ -12,6 +12,7 @@
 mod add;
 mod agent;
 mod context;
+mod extract;
 mod index;
 mod index_fix;
 mod list;
@@ -97,6 +98,9 @@ enum Command {
     /// read-only rules.
     #[command(subcommand)]
     Agent(agent::AgentCommand),
+    /// Save what a conversation taught: one memory-extraction run over a
+    /// transcript, with a restricted agent.
+    Extract(extract::ExtractArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -140,6 +144,7 @@ fn main() -> ExitCode {
         Command::Team(cmd) => team::run(cmd, &cli.global),
         Command::Transcript(cmd) => transcript::run(cmd, &cli.global),
         Command::Agent(cmd) => agent::run(cmd, &cli.global),
+        Command::Extract(args) => extract::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -111,6 +111,23 @@ pub enum OpsError {
     /// No team server is configured.
     #[error("no team server is configured: set MEMDIR_TEAM_URL or teamMemory.url in your settings")]
     NoTeamServer,
+    /// Auto memory is off for this project, so nothing is extracted.
+    #[error("auto memory is off ({by}); nothing is extracted")]
+    AutoMemoryOff {
+        /// The rule that turned it off.
+        by: String,
+    },
+    /// No model is configured, and the use case needs one.
+    #[error(
+        "no model is configured: set ANTHROPIC_API_KEY, or OPENAI_BASE_URL (and MEMDIR_MODEL) for an OpenAI-compatible server"
+    )]
+    NoModel,
+    /// The model configuration is invalid.
+    #[error(transparent)]
+    Model(memdir_model::ModelError),
+    /// Extraction could not run (the transcript or its state unreadable).
+    #[error(transparent)]
+    Extract(#[from] memdir_extract::ExtractError),
 }
 
 impl OpsError {

@@ -32,12 +32,15 @@
 //! ```
 
 mod error;
+mod extract;
 mod memory;
 mod project;
 mod recall;
 mod team;
 
 pub use error::{OpsError, SecretFound};
+pub use extract::{ExtractReport, ExtractRequest};
+pub use memdir_extract::Outcome as ExtractOutcome;
 /// What [`fix_index`] did.
 pub use memdir_folder::FixReport;
 pub use memory::{

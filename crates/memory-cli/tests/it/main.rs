@@ -5,6 +5,7 @@
 mod agent;
 mod bounded;
 mod errors;
+mod extract;
 mod golden;
 mod leading_dash;
 mod memories;

@@ -1,0 +1,311 @@
+//! `memdir extract` against a scripted model server that speaks the
+//! Anthropic Messages API: what a run writes, and what it refuses.
+
+use std::path::{Path, PathBuf};
+
+use memdir_testkit::{Folders, Reply, ScriptedServer};
+use serde_json::{Value, json};
+
+use crate::{memdir_in, stderr, stdout};
+
+/// A GitHub token of high entropy, assembled so this file holds none.
+fn token() -> String {
+    format!("ghp_{}", "q8Zr2LkW9xTb4YcN7mVd1HsF6jPa3EuG5oRi")
+}
+
+fn answer(content: &Value, stop: &str) -> Reply {
+    Reply::json(
+        200,
+        &json!({
+            "id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": content, "stop_reason": stop, "stop_sequence": null,
+            "usage": {"input_tokens": 120, "output_tokens": 30}
+        }),
+    )
+}
+
+fn tool(id: &str, name: &str, input: &Value) -> Value {
+    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+}
+
+struct World {
+    folders: Folders,
+    memory: PathBuf,
+    transcript: PathBuf,
+}
+
+/// A project, a memory folder given with --memory-dir, and a transcript of
+/// one exchange worth remembering.
+fn world() -> World {
+    let folders = Folders::new();
+    let memory = folders.root.join("memory");
+    let transcript = folders
+        .root
+        .join("5f1c2d9e-aaaa-4bbb-8ccc-000000000001.jsonl");
+    let lines = [
+        json!({"type": "user", "uuid": "u1", "parentUuid": null, "sessionId": "s-1",
+               "timestamp": "2026-12-01T10:00:00Z", "cwd": folders.project,
+               "message": {"role": "user", "content": "I'm a data scientist, new to Rust. Always use pnpm here: npm broke our lockfile last week."}}),
+        json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s-1",
+               "timestamp": "2026-12-01T10:00:05Z",
+               "message": {"id": "msg_main_1", "role": "assistant", "model": "claude-main",
+                           "content": [{"type": "text", "text": "Understood: pnpm from now on."}],
+                           "usage": {"input_tokens": 900, "output_tokens": 12}}}),
+    ];
+    let text = lines
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    std::fs::write(&transcript, text).unwrap();
+    World {
+        folders,
+        memory,
+        transcript,
+    }
+}
+
+fn run(w: &World, server: &ScriptedServer, extra: &[(&str, &str)]) -> std::process::Output {
+    let home = w.folders.home.display().to_string();
+    let mut vars = vec![
+        ("HOME", home.as_str()),
+        ("ANTHROPIC_API_KEY", "sk-test-key"),
+        ("ANTHROPIC_BASE_URL", server.url()),
+        ("MEMDIR_MODEL_TIMEOUT_MS", "5000"),
+    ];
+    vars.extend_from_slice(extra);
+    memdir_in(
+        &w.folders.project,
+        &vars,
+        [
+            "extract",
+            "--json",
+            "--memory-dir",
+            w.memory.to_str().unwrap(),
+            "--transcript",
+            w.transcript.to_str().unwrap(),
+        ],
+    )
+}
+
+fn json_out(out: &std::process::Output) -> Value {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
+}
+
+fn memory_file(name: &str, kind: &str, description: &str, body: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\ntype: {kind}\n---\n{body}\n")
+}
+
+#[test]
+fn a_run_reads_then_writes_two_memories_with_their_index_lines() {
+    let w = world();
+    let mem = w.memory.display().to_string();
+    let server = ScriptedServer::start(vec![
+        answer(
+            &json!([{"type": "text", "text": "Checking the index."},
+                    tool("toolu_1", "Read", &json!({"file_path": format!("{mem}/MEMORY.md")}))]),
+            "tool_use",
+        ),
+        answer(
+            &json!([
+                tool(
+                    "toolu_2",
+                    "Write",
+                    &json!({"file_path": format!("{mem}/user-role.md"),
+                    "content": memory_file("user-role", "user", "data scientist, new to Rust", "Explain Rust through Python analogies.")})
+                ),
+                tool(
+                    "toolu_3",
+                    "Write",
+                    &json!({"file_path": format!("{mem}/use-pnpm.md"),
+                    "content": memory_file("use-pnpm", "feedback", "pnpm, never npm", "Use pnpm. **Why:** npm broke the lockfile (2026-11-24).")})
+                ),
+            ]),
+            "tool_use",
+        ),
+        answer(
+            &json!([{"type": "text", "text": "Saved two memories."}]),
+            "end_turn",
+        ),
+    ]);
+    let out = run(&w, &server, &[]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let report = json_out(&out);
+    assert_eq!(report["ran"], true, "{report}");
+    assert_eq!(report["turns"], 3);
+    assert_eq!(report["stop"], "end_turn");
+    let saved: Vec<String> = report["saved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    let canonical = std::fs::canonicalize(&w.memory).unwrap();
+    assert_eq!(
+        saved,
+        [
+            canonical.join("user-role.md").display().to_string(),
+            canonical.join("use-pnpm.md").display().to_string()
+        ]
+    );
+    assert!(
+        report["notice"]
+            .as_str()
+            .unwrap()
+            .starts_with("memory_saved: ")
+    );
+    assert!(
+        std::fs::read_to_string(w.memory.join("use-pnpm.md"))
+            .unwrap()
+            .contains("Use pnpm.")
+    );
+    let index = std::fs::read_to_string(w.memory.join("MEMORY.md")).unwrap();
+    assert_eq!(
+        index,
+        "- [user-role](user-role.md) — data scientist, new to Rust\n- [use-pnpm](use-pnpm.md) — pnpm, never npm\n"
+    );
+    // What the model was sent: the transcript and the manifest in the first
+    // request; the Read's result, answered by id, in the second.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let first = requests[0].json();
+    let prompt = first["messages"][0]["content"].to_string();
+    assert!(prompt.contains("Always use pnpm here"), "{prompt}");
+    assert!(prompt.contains("(none yet)"));
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["Read", "Grep", "Glob", "Bash", "Edit", "Write"]);
+    let second = requests[1].json().to_string();
+    assert!(second.contains("\"tool_use_id\":\"toolu_1\""), "{second}");
+
+    // Nothing new since: no model call, nothing written.
+    let again = run(&w, &server, &[]);
+    let report = json_out(&again);
+    assert_eq!(report["ran"], false);
+    assert!(
+        report["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no new messages"),
+        "{report}"
+    );
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[cfg(unix)]
+#[test]
+fn hostile_turns_are_refused_and_nothing_lands_outside() {
+    let w = world();
+    let mem = w.memory.display().to_string();
+    let outside = w.folders.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(&w.memory).unwrap();
+    std::os::unix::fs::symlink(&outside, w.memory.join("link")).unwrap();
+    let victim = w.folders.project.join("keep.txt");
+    std::fs::write(&victim, "keep").unwrap();
+    let glob = |id: &str| tool(id, "Glob", &json!({"pattern": "*.md", "path": mem}));
+    let mut script = vec![answer(
+        &json!([
+            tool(
+                "t1",
+                "Write",
+                &json!({"file_path": outside.join("x.md"), "content": "escaped"})
+            ),
+            tool(
+                "t2",
+                "Write",
+                &json!({"file_path": format!("{mem}/link/y.md"), "content": "escaped"})
+            ),
+            tool(
+                "t3",
+                "Write",
+                &json!({"file_path": format!("{mem}/team/deploy.md"), "content": format!("token {}", token())})
+            ),
+            tool(
+                "t4",
+                "Bash",
+                &json!({"command": format!("rm -rf {}", w.folders.project.display())})
+            ),
+            tool("t5", "Task", &json!({"prompt": "do anything"})),
+            tool(
+                "t6",
+                "Write",
+                &json!({"file_path": format!("{mem}/no-content.md")})
+            ),
+            tool("t7", "Bash", &json!({"command": "cat keep.txt > copy.txt"})),
+        ]),
+        "tool_use",
+    )];
+    for turn in 2..=6 {
+        script.push(answer(&json!([glob(&format!("g{turn}"))]), "tool_use"));
+    }
+    let server = ScriptedServer::start(script);
+    let out = run(&w, &server, &[("MEMDIR_TEAM", "1")]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let report = json_out(&out);
+    assert_eq!(report["turns"], 5, "{report}");
+    assert_eq!(report["stop"], "turn_limit");
+    assert_eq!(
+        server.requests().len(),
+        5,
+        "a sixth call reached the server"
+    );
+    assert!(report["saved"].as_array().unwrap().is_empty(), "{report}");
+    let tools: Vec<&str> = report["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        ["Write", "Write", "Write", "Bash", "Task", "Write", "Bash"],
+        "{report}"
+    );
+    let refused = report["refused"].to_string();
+    for why in [
+        "outside the memory folder",
+        "looks like a secret",
+        "no tool named Task",
+        "content",
+        "rm",
+        "redirect",
+    ] {
+        assert!(refused.contains(why), "{why:?} missing from {refused}");
+    }
+    assert!(!refused.contains(&token()), "a refusal repeated the secret");
+    assert!(std::fs::read_dir(&outside).unwrap().next().is_none());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    assert!(!w.folders.project.join("copy.txt").exists());
+    assert!(!w.memory.join("team/deploy.md").exists());
+    assert!(w.folders.project.exists());
+}
+
+#[test]
+fn without_a_model_it_says_so_and_writes_nothing() {
+    let w = world();
+    let home = w.folders.home.display().to_string();
+    let out = memdir_in(
+        &w.folders.project,
+        &[("HOME", home.as_str())],
+        [
+            "extract",
+            "--memory-dir",
+            w.memory.to_str().unwrap(),
+            "--transcript",
+            w.transcript.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.starts_with("memdir: no model is configured"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+    assert!(!w.memory.exists());
+    assert!(!Path::new(&w.folders.home.join(".claude/memdir")).exists());
+}
