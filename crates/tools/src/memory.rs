@@ -106,6 +106,11 @@ fn refused(reason: impl Into<String>) -> ToolError {
     }
 }
 
+/// Whether `rel` is a folder's index, MEMORY.md, in any letter case.
+fn is_index(rel: &str) -> bool {
+    rel.eq_ignore_ascii_case(memdir_entrypoint::ENTRYPOINT_NAME)
+}
+
 /// `path` with `.` dropped and `..` applied, or `None` when a `..` would
 /// climb above the root.
 fn normalize(path: &Path) -> Option<PathBuf> {
@@ -252,6 +257,15 @@ impl MemoryScope {
     /// atomically, under the folder's lock.
     pub fn write(&self, input: &WriteInput) -> Result<String, ToolError> {
         let target = self.target(&input.file_path)?;
+        if is_index(&target.rel) {
+            // A whole-file rewrite from an earlier read would drop the
+            // lines other writers added since; Edit changes it under the
+            // lock, and new memories get their line when the run ends.
+            return Err(refused(format!(
+                "{} is kept by memdir: write the memory's own file and its index line is added                  for you; to change an existing line, use Edit",
+                target.path.display()
+            )));
+        }
         if input.content.len() as u64 > MAX_MEMORY_BYTES {
             return Err(refused(format!(
                 "the content is {} bytes; a memory file may have at most {MAX_MEMORY_BYTES}",

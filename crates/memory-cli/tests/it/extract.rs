@@ -309,3 +309,354 @@ fn without_a_model_it_says_so_and_writes_nothing() {
     assert!(!w.memory.exists());
     assert!(!Path::new(&w.folders.home.join(".claude/memdir")).exists());
 }
+
+/// An OpenAI-compatible chat completion: tool calls with JSON-string
+/// arguments, or text.
+fn openai(tool_calls: &[(&str, &str, Value)], text: Option<&str>) -> Reply {
+    let calls: Vec<Value> = tool_calls
+        .iter()
+        .map(|(id, name, args)| {
+            json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}})
+        })
+        .collect();
+    let mut message = json!({"role": "assistant", "content": text});
+    if !calls.is_empty() {
+        message["tool_calls"] = Value::Array(calls);
+    }
+    Reply::json(
+        200,
+        &json!({
+            "id": "chatcmpl-test", "object": "chat.completion", "created": 1_764_583_200, "model": "local-test",
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": if tool_calls.is_empty() { "stop" } else { "tool_calls" }}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        }),
+    )
+}
+
+#[test]
+fn an_openai_compatible_server_updates_an_existing_memory_in_place() {
+    let w = world();
+    std::fs::create_dir_all(&w.memory).unwrap();
+    let existing = memory_file("use-pnpm", "feedback", "pnpm, never npm", "Use pnpm.");
+    std::fs::write(w.memory.join("use-pnpm.md"), &existing).unwrap();
+    std::fs::write(
+        w.memory.join("MEMORY.md"),
+        "- [use-pnpm](use-pnpm.md) — pnpm, never npm\n",
+    )
+    .unwrap();
+    let file = w.memory.join("use-pnpm.md").display().to_string();
+    let server = ScriptedServer::start(vec![
+        openai(&[("call_1", "Read", json!({"file_path": file}))], None),
+        openai(
+            &[(
+                "call_2",
+                "Edit",
+                json!({"file_path": file, "old_string": "Use pnpm.",
+                       "new_string": "Use pnpm. **Why:** npm broke the lockfile (2026-11-24)."}),
+            )],
+            None,
+        ),
+        openai(&[], Some("Updated the existing memory.")),
+    ]);
+    let url = format!("{}/v1", server.url());
+    let out = run(
+        &w,
+        &server,
+        &[
+            ("ANTHROPIC_API_KEY", ""),
+            ("OPENAI_BASE_URL", &url),
+            ("MEMDIR_MODEL", "local-test"),
+        ],
+    );
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let report = json_out(&out);
+    assert_eq!(
+        (report["turns"].as_u64(), report["stop"].as_str()),
+        (Some(3), Some("end_turn")),
+        "{report}"
+    );
+    assert_eq!(report["saved"].as_array().unwrap().len(), 1);
+    assert!(
+        std::fs::read_to_string(w.memory.join("use-pnpm.md"))
+            .unwrap()
+            .contains("**Why:** npm broke")
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.memory.join("MEMORY.md")).unwrap(),
+        "- [use-pnpm](use-pnpm.md) — pnpm, never npm\n",
+        "an update must not add a second index line"
+    );
+    let requests = server.requests();
+    assert_eq!(requests[0].target, "/v1/chat/completions");
+    // The manifest offered the existing memory; the Read's answer went back
+    // as a `tool` message with the call's id.
+    assert!(requests[0].json().to_string().contains("use-pnpm.md"));
+    let second = requests[1].json();
+    let tool_message = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("a tool message");
+    assert_eq!(tool_message["tool_call_id"], "call_1");
+    assert!(
+        tool_message["content"]
+            .as_str()
+            .unwrap()
+            .contains("Use pnpm.")
+    );
+}
+
+#[test]
+fn an_overloaded_server_is_retried_and_a_failed_run_keeps_its_messages_for_next_time() {
+    let w = world();
+    let overloaded = Reply::json(
+        529,
+        &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    );
+    let server = ScriptedServer::start(vec![
+        overloaded.clone(),
+        answer(
+            &json!([{"type": "text", "text": "Nothing worth keeping."}]),
+            "end_turn",
+        ),
+    ]);
+    let out = run(&w, &server, &[]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(server.requests().len(), 2, "the 529 was retried once");
+    assert_eq!(json_out(&out)["ran"], true);
+
+    // A second transcript line, then a server that answers too late: the
+    // run fails (exit 1) and the cursor stays, so the next run sees it.
+    let mut text = std::fs::read_to_string(&w.transcript).unwrap();
+    text.push_str(
+        &json!({"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s-1",
+                "message": {"role": "user", "content": "Also: the staging database is read-only on Fridays."}})
+        .to_string(),
+    );
+    text.push('\n');
+    std::fs::write(&w.transcript, text).unwrap();
+    let slow = ScriptedServer::start(vec![
+        answer(&json!([{"type": "text", "text": "late"}]), "end_turn")
+            .delay(std::time::Duration::from_secs(3)),
+    ]);
+    let out = run(&w, &slow, &[("MEMDIR_MODEL_TIMEOUT_MS", "500")]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let report = json_out(&out);
+    assert!(
+        report["stop"].as_str().unwrap().starts_with("model error"),
+        "{report}"
+    );
+    let retry = ScriptedServer::start(vec![answer(
+        &json!([{"type": "text", "text": "Noted."}]),
+        "end_turn",
+    )]);
+    let report = json_out(&run(&w, &retry, &[]));
+    assert_eq!(report["reason"], "ran on 1 new messages", "{report}");
+    assert!(
+        retry.requests()[0]
+            .json()
+            .to_string()
+            .contains("read-only on Fridays")
+    );
+}
+
+#[test]
+fn a_second_process_on_the_same_session_is_queued_and_run_as_a_trailing_run() {
+    let w = world();
+    let mem = w.memory.display().to_string();
+    // The first run's first call takes a second: long enough for a second
+    // process to find the session busy.
+    let server = ScriptedServer::start(vec![
+        answer(
+            &json!([{"type": "text", "text": "Nothing yet."}]),
+            "end_turn",
+        )
+        .delay(std::time::Duration::from_secs(1)),
+        answer(
+            &json!([tool(
+                "w1",
+                "Write",
+                &json!({"file_path": format!("{mem}/fridays.md"),
+                "content": memory_file("fridays", "project", "staging is read-only on Fridays", "Staging is read-only on Fridays.")})
+            )]),
+            "tool_use",
+        ),
+        answer(&json!([{"type": "text", "text": "Saved."}]), "end_turn"),
+    ]);
+    let first = {
+        let home = w.folders.home.display().to_string();
+        let mut cmd = crate::command(
+            &w.folders.project,
+            &[
+                ("HOME", home.as_str()),
+                ("ANTHROPIC_API_KEY", "sk-test-key"),
+                ("ANTHROPIC_BASE_URL", server.url()),
+            ],
+            [
+                "extract",
+                "--json",
+                "--memory-dir",
+                w.memory.to_str().unwrap(),
+                "--transcript",
+                w.transcript.to_str().unwrap(),
+            ],
+        );
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        cmd.spawn().unwrap()
+    };
+    // Wait until the first run is talking to the model, then add a message
+    // and ask again.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while server.requests().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run never called the model"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut text = std::fs::read_to_string(&w.transcript).unwrap();
+    text.push_str(
+        &json!({"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s-1",
+                "message": {"role": "user", "content": "Remember: staging is read-only on Fridays."}})
+        .to_string(),
+    );
+    text.push('\n');
+    std::fs::write(&w.transcript, text).unwrap();
+    let second = json_out(&run(&w, &server, &[]));
+    assert_eq!(second["ran"], false, "{second}");
+    assert!(
+        second["reason"].as_str().unwrap().starts_with("queued"),
+        "{second}"
+    );
+    let first = first.wait_with_output().unwrap();
+    assert!(
+        first.status.success(),
+        "{}\n{}",
+        stdout(&first),
+        stderr(&first)
+    );
+    let report = json_out(&first);
+    let reasons = report["reasons"].to_string();
+    assert!(reasons.contains("ran on 2 new messages"), "{reasons}");
+    assert!(
+        reasons.contains("ran on 1 new messages (a trailing run)"),
+        "{reasons}"
+    );
+    assert!(w.memory.join("fridays.md").exists());
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn an_extraction_and_concurrent_adds_lose_no_file_and_no_index_line() {
+    let w = world();
+    std::fs::create_dir_all(&w.memory).unwrap();
+    let mem = w.memory.display().to_string();
+    let pause = std::time::Duration::from_millis(150);
+    let writes: Vec<Value> = (0..3)
+        .map(|i| {
+            tool(
+                &format!("w{i}"),
+                "Write",
+                &json!({"file_path": format!("{mem}/extracted-{i}.md"),
+                        "content": memory_file(&format!("extracted-{i}"), "project", &format!("extracted note {i}"), "body")}),
+            )
+        })
+        .collect();
+    let server = ScriptedServer::start(vec![
+        answer(
+            &json!([tool(
+                "r",
+                "Read",
+                &json!({"file_path": format!("{mem}/MEMORY.md")})
+            )]),
+            "tool_use",
+        )
+        .delay(pause),
+        answer(&Value::Array(writes), "tool_use").delay(pause),
+        answer(
+            &json!([{"type": "text", "text": "Saved three."}]),
+            "end_turn",
+        )
+        .delay(pause),
+    ]);
+    let home = w.folders.home.display().to_string();
+    let extraction = {
+        let mut cmd = crate::command(
+            &w.folders.project,
+            &[
+                ("HOME", home.as_str()),
+                ("ANTHROPIC_API_KEY", "sk-test-key"),
+                ("ANTHROPIC_BASE_URL", server.url()),
+            ],
+            [
+                "extract",
+                "--json",
+                "--memory-dir",
+                &mem,
+                "--transcript",
+                w.transcript.to_str().unwrap(),
+            ],
+        );
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        cmd.spawn().unwrap()
+    };
+    let adds: Vec<_> = (0..10)
+        .map(|i| {
+            let mut cmd = crate::command(
+                &w.folders.project,
+                &[("HOME", home.as_str())],
+                [
+                    "--memory-dir".to_owned(),
+                    mem.clone(),
+                    "add".to_owned(),
+                    "--type".to_owned(),
+                    "project".to_owned(),
+                    "--name".to_owned(),
+                    format!("added-{i}"),
+                    "--description".to_owned(),
+                    format!("added note {i}"),
+                    "--body".to_owned(),
+                    "body".to_owned(),
+                ],
+            );
+            cmd.stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            std::thread::sleep(std::time::Duration::from_millis(40));
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    for add in adds {
+        let out = add.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let out = extraction.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(json_out(&out)["saved"].as_array().unwrap().len(), 3);
+    let index = std::fs::read_to_string(w.memory.join("MEMORY.md")).unwrap();
+    let names: Vec<String> = (0..10)
+        .map(|i| format!("added-{i}"))
+        .chain((0..3).map(|i| format!("extracted-{i}")))
+        .collect();
+    for name in &names {
+        assert!(
+            w.memory.join(format!("{name}.md")).exists(),
+            "{name}.md is missing"
+        );
+        assert_eq!(
+            index.matches(&format!("]({name}.md)")).count(),
+            1,
+            "{name} should have exactly one index line:\n{index}"
+        );
+    }
+    assert_eq!(index.lines().count(), names.len(), "{index}");
+}

@@ -232,3 +232,27 @@ fn edits_replace_exactly_what_they_name() {
             .contains("create it with Write")
     );
 }
+
+#[test]
+fn memory_md_is_never_rewritten_whole_but_may_be_edited() {
+    let w = world();
+    let index = w.scope.private_path().join("MEMORY.md");
+    std::fs::write(&index, "- [a](a.md) — written by another process\n").unwrap();
+    for name in ["MEMORY.md", "memory.md", "team/MEMORY.md"] {
+        let path = w.scope.private_path().join(name);
+        let message = refusal(write(&w.scope, &path, "- [mine](mine.md)\n"));
+        assert!(message.contains("kept by memdir"), "{name}: {message}");
+    }
+    w.scope
+        .edit(&EditInput {
+            file_path: index.display().to_string(),
+            old_string: "another process\n".into(),
+            new_string: "another process\n- [b](b.md) — by Edit\n".into(),
+            replace_all: false,
+        })
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&index).unwrap(),
+        "- [a](a.md) — written by another process\n- [b](b.md) — by Edit\n"
+    );
+}
