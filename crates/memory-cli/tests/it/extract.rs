@@ -94,6 +94,31 @@ fn json_out(out: &std::process::Output) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
 }
 
+/// `memdir extract --json` over the world's transcript, started and left
+/// running; its output is captured.
+fn spawn_extract(w: &World, server: &ScriptedServer) -> std::process::Child {
+    let home = w.folders.home.display().to_string();
+    let mut cmd = crate::command(
+        &w.folders.project,
+        &[
+            ("HOME", home.as_str()),
+            ("ANTHROPIC_API_KEY", "sk-test-key"),
+            ("ANTHROPIC_BASE_URL", server.url()),
+        ],
+        [
+            "extract",
+            "--json",
+            "--memory-dir",
+            w.memory.to_str().unwrap(),
+            "--transcript",
+            w.transcript.to_str().unwrap(),
+        ],
+    );
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    cmd.spawn().unwrap()
+}
+
 fn memory_file(name: &str, kind: &str, description: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\ntype: {kind}\n---\n{body}\n")
 }
@@ -491,28 +516,7 @@ fn a_second_process_on_the_same_session_is_queued_and_run_as_a_trailing_run() {
         ),
         answer(&json!([{"type": "text", "text": "Saved."}]), "end_turn"),
     ]);
-    let first = {
-        let home = w.folders.home.display().to_string();
-        let mut cmd = crate::command(
-            &w.folders.project,
-            &[
-                ("HOME", home.as_str()),
-                ("ANTHROPIC_API_KEY", "sk-test-key"),
-                ("ANTHROPIC_BASE_URL", server.url()),
-            ],
-            [
-                "extract",
-                "--json",
-                "--memory-dir",
-                w.memory.to_str().unwrap(),
-                "--transcript",
-                w.transcript.to_str().unwrap(),
-            ],
-        );
-        cmd.stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        cmd.spawn().unwrap()
-    };
+    let first = spawn_extract(&w, &server);
     // Wait until the first run is talking to the model, then add a message
     // and ask again.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -589,27 +593,7 @@ fn an_extraction_and_concurrent_adds_lose_no_file_and_no_index_line() {
         .delay(pause),
     ]);
     let home = w.folders.home.display().to_string();
-    let extraction = {
-        let mut cmd = crate::command(
-            &w.folders.project,
-            &[
-                ("HOME", home.as_str()),
-                ("ANTHROPIC_API_KEY", "sk-test-key"),
-                ("ANTHROPIC_BASE_URL", server.url()),
-            ],
-            [
-                "extract",
-                "--json",
-                "--memory-dir",
-                &mem,
-                "--transcript",
-                w.transcript.to_str().unwrap(),
-            ],
-        );
-        cmd.stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        cmd.spawn().unwrap()
-    };
+    let extraction = spawn_extract(&w, &server);
     let adds: Vec<_> = (0..10)
         .map(|i| {
             let mut cmd = crate::command(
