@@ -26,3 +26,8 @@ pub use prompt::{Instructions, instructions};
 pub use run::{MAX_TRANSCRIPT_CHARS, MAX_TURNS, Outcome, Setup, extract};
 pub use state::{Begin, Request, RunGuard, SessionState, StateFiles};
 pub use writes::has_memory_writes;
+
+/// The README's example is compiled as a doctest, so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

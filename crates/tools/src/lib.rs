@@ -59,3 +59,8 @@ fn resolve(root: &Path, path: &str) -> PathBuf {
         root.join(path)
     }
 }
+
+/// The README's example is compiled as a doctest, so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
