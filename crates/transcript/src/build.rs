@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::diagnostic::quoted;
 use crate::{Block, Message, Role, SkipReason, Skipped, Transcript, Usage};
 
 /// One line's message, before merging.
@@ -43,9 +44,7 @@ impl Builder {
         }
         self.transcript.skipped.push(Skipped {
             line,
-            reason: SkipReason::DuplicateLine {
-                uuid: uuid.to_owned(),
-            },
+            reason: SkipReason::DuplicateLine { uuid: quoted(uuid) },
         });
         true
     }

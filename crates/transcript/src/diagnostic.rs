@@ -50,7 +50,7 @@ pub enum SkipReason {
     NoType,
     /// A `type` this reader does not know.
     UnknownType {
-        /// The type found.
+        /// The type found (at most 100 bytes of it, `…` marking a cut).
         kind: String,
     },
     /// A known event that carries no conversation (a file-history snapshot,
@@ -67,12 +67,13 @@ pub enum SkipReason {
     BadContent,
     /// A message-list entry whose `role` is not `user` or `assistant`.
     UnknownRole {
-        /// The role found (empty when it was missing or not a string).
+        /// The role found (empty when it was missing or not a string; at
+        /// most 100 bytes of it).
         role: String,
     },
     /// A line whose `uuid` an earlier line already had: a repeated write.
     DuplicateLine {
-        /// The repeated uuid.
+        /// The repeated uuid (at most 100 bytes of it).
         uuid: String,
     },
     /// The input is JSON but neither a message list nor an object with a
@@ -181,4 +182,21 @@ impl fmt::Display for SkipReason {
             }
         }
     }
+}
+
+/// The most bytes of an input string (a type, a role, a uuid) that a
+/// diagnostic repeats: a hostile line cannot make its diagnostic large.
+const MAX_QUOTED_BYTES: usize = 100;
+
+/// `text`, cut to [`MAX_QUOTED_BYTES`] at a character boundary with `…`
+/// marking a cut.
+pub(crate) fn quoted(text: &str) -> String {
+    if text.len() <= MAX_QUOTED_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_QUOTED_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }

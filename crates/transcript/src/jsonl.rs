@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::build::{Builder, Piece};
 use crate::content::{Notes, bool_field, kind_of, read_content, read_usage, string_field};
+use crate::diagnostic::quoted;
 use crate::{Compaction, Role, SkipReason, Skipped, Summary, Transcript};
 
 /// Event types that carry no conversation, read and set aside on purpose
@@ -71,7 +72,8 @@ fn read_line(builder: &mut Builder, line: usize, raw: &[u8]) -> Result<(), SkipR
                 Ok(())
             } else {
                 Err(SkipReason::NotAMessage {
-                    kind: subtype.map_or_else(|| "system".to_owned(), |s| format!("system/{s}")),
+                    kind: subtype
+                        .map_or_else(|| "system".to_owned(), |s| format!("system/{}", quoted(s))),
                 })
             }
         }
@@ -90,9 +92,7 @@ fn read_line(builder: &mut Builder, line: usize, raw: &[u8]) -> Result<(), SkipR
         kind if NOT_MESSAGES.contains(&kind) => Err(SkipReason::NotAMessage {
             kind: kind.to_owned(),
         }),
-        kind => Err(SkipReason::UnknownType {
-            kind: kind.to_owned(),
-        }),
+        kind => Err(SkipReason::UnknownType { kind: quoted(kind) }),
     }
 }
 

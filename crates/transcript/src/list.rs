@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::build::{Builder, Piece};
 use crate::content::{Notes, kind_of, read_content, read_usage, string_field};
+use crate::diagnostic::quoted;
 use crate::{Role, SkipReason, Skipped, Transcript};
 
 /// Parses a Messages-API message list — `[{role, content}, …]`, or an
@@ -47,7 +48,7 @@ fn read_entry(builder: &mut Builder, line: usize, entry: &Value) -> Result<(), S
     let role = match entry.get("role") {
         Some(Value::String(r)) if r == "user" => Role::User,
         Some(Value::String(r)) if r == "assistant" => Role::Assistant,
-        Some(Value::String(r)) => return Err(SkipReason::UnknownRole { role: r.clone() }),
+        Some(Value::String(r)) => return Err(SkipReason::UnknownRole { role: quoted(r) }),
         _ => {
             return Err(SkipReason::UnknownRole {
                 role: String::new(),

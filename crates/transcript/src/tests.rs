@@ -338,3 +338,27 @@ fn a_line_skipped_for_its_content_does_not_claim_its_uuid() {
     assert_eq!(codes(&t), [(1, "bad_content")]);
     assert_eq!(t.messages[0].text(), "fixed");
 }
+
+#[test]
+fn diagnostics_quote_at_most_a_little_of_a_hostile_line() {
+    let long = "ü".repeat(100_000);
+    let t = jsonl(&[
+        json!({"type": long}),
+        json!({"type": "system", "subtype": long}),
+        user(&long, &json!("a")),
+        user(&long, &json!("a")),
+    ]);
+    for s in &t.skipped {
+        assert!(s.to_string().len() < 300, "{}", s.to_string().len());
+    }
+    assert_eq!(
+        codes(&t),
+        [
+            (1, "unknown_type"),
+            (2, "not_a_message"),
+            (4, "duplicate_line")
+        ]
+    );
+    let t = parse_messages(&json!([{"role": long, "content": "x"}]));
+    assert!(t.skipped[0].to_string().len() < 300);
+}
