@@ -644,3 +644,103 @@ fn an_extraction_and_concurrent_adds_lose_no_file_and_no_index_line() {
     }
     assert_eq!(index.lines().count(), names.len(), "{index}");
 }
+
+#[test]
+fn an_extraction_beside_team_pulls_loses_nothing_of_either() {
+    let team = crate::team::Team::start();
+    for i in 0..8 {
+        team.write(
+            "alice",
+            &format!("k{i}.md"),
+            &format!("alice's team note {i}\n"),
+        );
+    }
+    team.ok("alice", &["team", "push"]);
+    let bob = team.tmp.path().join("bob");
+    std::fs::create_dir_all(bob.join("team")).unwrap();
+    let transcript = team.tmp.path().join("t.jsonl");
+    std::fs::write(
+        &transcript,
+        json!({"type": "user", "uuid": "u1", "sessionId": "s-team",
+               "message": {"role": "user", "content": "The whole team squashes merges; I like dark themes."}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    let mem = bob.display().to_string();
+    let pause = std::time::Duration::from_millis(150);
+    let server = ScriptedServer::start(vec![
+        answer(&json!([tool("r", "Glob", &json!({"pattern": "**/*.md", "path": mem}))]), "tool_use").delay(pause),
+        answer(
+            &json!([
+                tool("w1", "Write", &json!({"file_path": format!("{mem}/team/squash-merges.md"),
+                    "content": memory_file("squash-merges", "project", "the team squashes merges", "Squash merges.")})),
+                tool("w2", "Write", &json!({"file_path": format!("{mem}/dark-theme.md"),
+                    "content": memory_file("dark-theme", "user", "prefers dark themes", "Dark themes.")})),
+            ]),
+            "tool_use",
+        )
+        .delay(pause),
+        answer(&json!([{"type": "text", "text": "Saved."}]), "end_turn").delay(pause),
+    ]);
+    let home = team.tmp.path().join("home").display().to_string();
+    let mut cmd = crate::command(
+        team.tmp.path(),
+        &[
+            ("HOME", home.as_str()),
+            ("MEMDIR_TEAM", "1"),
+            ("ANTHROPIC_API_KEY", "sk-test-key"),
+            ("ANTHROPIC_BASE_URL", server.url()),
+        ],
+        [
+            "extract",
+            "--json",
+            "--memory-dir",
+            &mem,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+    );
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let extraction = cmd.spawn().unwrap();
+    for _ in 0..4 {
+        team.ok("bob", &["team", "pull"]);
+        std::thread::sleep(std::time::Duration::from_millis(60));
+    }
+    let out = extraction.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        json_out(&out)["saved"].as_array().unwrap().len(),
+        2,
+        "{}",
+        stdout(&out)
+    );
+    for i in 0..8 {
+        assert_eq!(
+            team.read("bob", &format!("k{i}.md")),
+            format!("alice's team note {i}\n")
+        );
+    }
+    assert!(
+        team.read("bob", "squash-merges.md")
+            .contains("Squash merges.")
+    );
+    assert!(bob.join("dark-theme.md").exists());
+    let team_index = team.read("bob", "MEMORY.md");
+    assert_eq!(
+        team_index.matches("(squash-merges.md)").count(),
+        1,
+        "{team_index}"
+    );
+    assert!(
+        !team_index.contains("k0.md"),
+        "pulled files are the team's to index: {team_index}"
+    );
+    let index = std::fs::read_to_string(bob.join("MEMORY.md")).unwrap();
+    assert_eq!(index.matches("(dark-theme.md)").count(), 1, "{index}");
+    assert!(
+        !index.contains("squash-merges"),
+        "a team memory's line goes in the team index: {index}"
+    );
+}
