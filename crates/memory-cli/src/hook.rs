@@ -125,7 +125,7 @@ fn answer(
     let input = read_input()?;
     let project = open_project(global, env, &input)?;
     match event {
-        HookEvent::SessionStart => session_start(&project, global, &input),
+        HookEvent::SessionStart => session_start(&project, global, env, &input),
         HookEvent::UserPromptSubmit => user_prompt_submit(&project, &input),
         HookEvent::Stop => stop(&project, global, env, &input).map(|()| None),
         HookEvent::PreCompact => pre_compact(&project, global, env, &input).map(|()| None),
@@ -171,6 +171,7 @@ fn open_project(
 fn session_start(
     project: &Project,
     global: &GlobalArgs,
+    env: &Environment,
     input: &HookInput,
 ) -> anyhow::Result<Option<String>> {
     let options = PromptOptions {
@@ -185,7 +186,11 @@ fn session_start(
         && let Some(session) = &input.session_id
         && project.session_notes_path(session).is_file()
     {
-        let notes = compact_view(project, global, session)?;
+        // The memory prompt still goes in when the notes cannot be had.
+        let notes = compact_view(project, global, session).unwrap_or_else(|e| {
+            log_line(env, HookEvent::SessionStart, &format!("{e:#}"));
+            String::new()
+        });
         if !notes.trim().is_empty() {
             parts.push(format!(
                 "The session notes of this conversation, kept from before it was compacted:\n\n{}",
