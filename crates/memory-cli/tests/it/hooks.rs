@@ -3,6 +3,7 @@
 //! rule that a hook's own error never reaches the agent, and the settings
 //! edits on files of many shapes.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -107,7 +108,11 @@ fn every_fixture_answers_as_its_snapshot() {
     let mut names: Vec<String> = std::fs::read_dir(root().join("fixtures/hooks"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json"))
+        .filter(|n| {
+            Path::new(n)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        })
         .collect();
     names.sort();
     assert!(names.len() >= 9, "{names:?}");
@@ -143,7 +148,7 @@ fn errors_exit_0_print_nothing_and_log_one_line() {
         &w.transcript.display().to_string(),
         &w.folders.root.join("gone.jsonl").display().to_string(),
     );
-    let mut not_a_folder = World::new();
+    let not_a_folder = World::new();
     std::fs::remove_dir_all(&not_a_folder.memory).unwrap();
     std::fs::write(&not_a_folder.memory, "a file where the folder belongs").unwrap();
     let cases: [(&World, &str, String, &str); 4] = [
@@ -189,7 +194,6 @@ fn errors_exit_0_print_nothing_and_log_one_line() {
         w.log_lines().len() + not_a_folder.log_lines().len(),
         expected_lines
     );
-    not_a_folder.memory = PathBuf::new();
 }
 
 #[test]
@@ -347,9 +351,10 @@ fn long_context_is_cut_at_10000_characters_with_a_note() {
     let w = World::new();
     let mut index = String::new();
     for i in 0..190 {
-        index.push_str(&format!(
-            "- [Memory {i} with a long title](memory-{i}.md) — a hook about the deploy pipeline, long enough to fill the output\n"
-        ));
+        let _ = writeln!(
+            index,
+            "- [Memory {i} with a long title](memory-{i}.md) — a hook about the deploy pipeline, long enough to fill the output"
+        );
     }
     std::fs::write(w.memory.join("MEMORY.md"), index).unwrap();
     let (_, text) =
@@ -491,35 +496,47 @@ fn install_on_files_of_many_shapes_then_uninstall_restores_them() {
             );
         }
 
-        // Twice is once.
-        let text_once = std::fs::read_to_string(&file).unwrap();
-        let again: Value =
-            serde_json::from_slice(&hooks_cmd(&w, &["install", "--json"]).stdout).unwrap();
-        assert_eq!(again["added"], json!([]), "{case}");
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), text_once, "{case}");
-
-        // Uninstall: what was there before, exactly.
-        let out = hooks_cmd(&w, &["uninstall", "--json"]);
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(report["removed"].as_array().unwrap().len(), 5, "{case}");
-        let after = read_json(&file);
-        match (&before, text) {
-            (Some(before), Some(text)) => {
-                assert_eq!(&after, before, "{case}");
-                if !text.contains("\"hooks\"") {
-                    assert_eq!(
-                        std::fs::read_to_string(&file).unwrap(),
-                        text,
-                        "{case}: byte for byte"
-                    );
-                }
-            }
-            _ => assert_eq!(after, json!({}), "{case}"),
-        }
-        let again: Value =
-            serde_json::from_slice(&hooks_cmd(&w, &["uninstall", "--json"]).stdout).unwrap();
-        assert_eq!(again["removed"], json!([]), "{case}");
+        twice_is_once_and_uninstall_restores(&w, case, &file, before.as_ref(), text);
     }
+}
+
+/// Installing again changes nothing; uninstalling gives back the file as
+/// it was (byte for byte when it had no hooks), twice as well.
+fn twice_is_once_and_uninstall_restores(
+    w: &World,
+    case: &str,
+    file: &Path,
+    before: Option<&Value>,
+    text: Option<&str>,
+) {
+    // Twice is once.
+    let text_once = std::fs::read_to_string(file).unwrap();
+    let again: Value =
+        serde_json::from_slice(&hooks_cmd(w, &["install", "--json"]).stdout).unwrap();
+    assert_eq!(again["added"], json!([]), "{case}");
+    assert_eq!(std::fs::read_to_string(file).unwrap(), text_once, "{case}");
+
+    // Uninstall: what was there before, exactly.
+    let out = hooks_cmd(w, &["uninstall", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["removed"].as_array().unwrap().len(), 5, "{case}");
+    let after = read_json(file);
+    match (before, text) {
+        (Some(before), Some(text)) => {
+            assert_eq!(&after, before, "{case}");
+            if !text.contains("\"hooks\"") {
+                assert_eq!(
+                    std::fs::read_to_string(file).unwrap(),
+                    text,
+                    "{case}: byte for byte"
+                );
+            }
+        }
+        _ => assert_eq!(after, json!({}), "{case}"),
+    }
+    let again: Value =
+        serde_json::from_slice(&hooks_cmd(w, &["uninstall", "--json"]).stdout).unwrap();
+    assert_eq!(again["removed"], json!([]), "{case}");
 }
 
 fn read_json_str(text: &str) -> Value {
