@@ -143,6 +143,10 @@ impl Project {
     /// injected yet (the local selector, at most five), recorded as
     /// injected before they are returned. Two hooks of one session at once
     /// take turns on a lock, so neither injects what the other did.
+    ///
+    /// # Panics
+    ///
+    /// Never: the record is a list of strings, which always serialises.
     pub fn recall_for_hook(&self, session: &str, prompt: &str) -> Result<RecallOutcome, OpsError> {
         let dir = self.hooks_state_dir();
         create_dir(&dir)?;
@@ -294,10 +298,10 @@ fn shape(file: &Path, what: &'static str) -> OpsError {
 }
 
 /// The matcher groups of `event`, when the key holds an array.
-fn groups<'a>(
-    hooks: &'a mut Map<String, Value>,
+fn groups(
+    hooks: &mut Map<String, Value>,
     event: HookEvent,
-) -> Result<Option<&'a mut Vec<Value>>, &'static str> {
+) -> Result<Option<&mut Vec<Value>>, &'static str> {
     match hooks.get_mut(event.name()) {
         None => Ok(None),
         Some(Value::Array(groups)) => Ok(Some(groups)),
