@@ -13,6 +13,8 @@ mod add;
 mod agent;
 mod context;
 mod extract;
+mod hook;
+mod hooks_install;
 mod index;
 mod index_fix;
 mod list;
@@ -101,6 +103,14 @@ enum Command {
     /// Save what a conversation taught: one memory-extraction run over a
     /// transcript, with a restricted agent.
     Extract(extract::ExtractArgs),
+    /// The agent's hooks: read the hook JSON on stdin, answer in the
+    /// agent's hook output format; errors go to memdir's log, never to the
+    /// agent.
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
+    /// Add or remove memdir's hooks in the agent's settings.
+    #[command(subcommand)]
+    Hooks(hooks_install::HooksCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -145,6 +155,8 @@ fn main() -> ExitCode {
         Command::Transcript(cmd) => transcript::run(cmd, &cli.global),
         Command::Agent(cmd) => agent::run(cmd, &cli.global),
         Command::Extract(args) => extract::run(args, &cli.global),
+        Command::Hook(cmd) => Ok(hook::run(*cmd, &cli.global)),
+        Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -128,6 +128,41 @@ pub enum OpsError {
     /// Extraction could not run (the transcript or its state unreadable).
     #[error(transparent)]
     Extract(#[from] memdir_extract::ExtractError),
+    /// A settings file could not be updated (it is left as it was).
+    #[error(transparent)]
+    SettingsWrite(#[from] memdir_settings::SettingsWriteError),
+    /// A settings file's `hooks` key is not in the shape the agent reads,
+    /// so memdir's entries are not added to it or removed from it.
+    #[error("cannot update settings {}: {what}", path.display())]
+    HooksShape {
+        /// The settings file.
+        path: PathBuf,
+        /// What is wrong with its hooks.
+        what: &'static str,
+    },
+    /// The backup copy of a settings file could not be made, so the file
+    /// was not changed.
+    #[error("cannot back up settings to {}", path.display())]
+    Backup {
+        /// The backup copy (or its folder).
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// memdir's own hook state (what a prompt hook injected) cannot be
+    /// read or locked.
+    #[error("cannot use the hook state {}", path.display())]
+    HookState {
+        /// The state file, its lock or its folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// memdir's own hook state could not be written.
+    #[error(transparent)]
+    HookStateWrite(#[from] memdir_memtypes::AtomicWriteError),
 }
 
 impl OpsError {

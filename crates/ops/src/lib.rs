@@ -13,6 +13,8 @@
 //!   [`Project::delete_memory`]: one memory and its index line.
 //! - [`Project::recall`]: the memories a request needs, with the
 //!   configured selector.
+//! - [`Project::install_hooks`], [`Project::recall_for_hook`]: the agent's
+//!   hooks in its settings, and what a prompt hook already injected.
 //! - [`Project::team_client`]: a sync client for the team folder.
 //! - [`fix_index`]: repair a folder after interrupted writes.
 //!
@@ -33,6 +35,7 @@
 
 mod error;
 mod extract;
+mod hooks;
 mod memory;
 mod project;
 mod recall;
@@ -40,6 +43,7 @@ mod team;
 
 pub use error::{OpsError, SecretFound};
 pub use extract::{ExtractReport, ExtractRequest};
+pub use hooks::{HookEvent, HooksChange, KEPT_BACKUPS, SettingsScope, sanitize_session};
 pub use memdir_extract::Outcome as ExtractOutcome;
 /// What [`fix_index`] did.
 pub use memdir_folder::FixReport;

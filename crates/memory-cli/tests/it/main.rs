@@ -7,6 +7,7 @@ mod bounded;
 mod errors;
 mod extract;
 mod golden;
+mod hooks;
 mod leading_dash;
 mod memories;
 mod paths;
