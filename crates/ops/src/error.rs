@@ -128,6 +128,17 @@ pub enum OpsError {
     /// Extraction could not run (the transcript or its state unreadable).
     #[error(transparent)]
     Extract(#[from] memdir_extract::ExtractError),
+    /// A session's notes could not be read or updated.
+    #[error(transparent)]
+    Session(#[from] memdir_session::SessionError),
+    /// A session has no notes yet.
+    #[error("no notes for session {session} yet (they would be at {})", path.display())]
+    NoSessionNotes {
+        /// The session asked for.
+        session: String,
+        /// Where its notes would be.
+        path: PathBuf,
+    },
 }
 
 impl OpsError {
@@ -139,7 +150,8 @@ impl OpsError {
         match self {
             OpsError::InvalidMemoryDir(_)
             | OpsError::InvalidName { .. }
-            | OpsError::SecretsFound { .. } => true,
+            | OpsError::SecretsFound { .. }
+            | OpsError::Session(memdir_session::SessionError::Link { .. }) => true,
             OpsError::Folder(e) => e.is_refusal(),
             _ => false,
         }
