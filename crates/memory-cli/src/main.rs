@@ -23,6 +23,7 @@ mod prompt;
 mod recall;
 mod secrets;
 mod serve;
+mod session;
 mod team;
 mod transcript;
 
@@ -101,6 +102,11 @@ enum Command {
     /// Save what a conversation taught: one memory-extraction run over a
     /// transcript, with a restricted agent.
     Extract(extract::ExtractArgs),
+    /// A session's notes, kept up to date so that what a long conversation
+    /// learned survives compaction: update them, show them, show them as
+    /// compaction injects them.
+    #[command(subcommand)]
+    Session(session::SessionCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -145,6 +151,7 @@ fn main() -> ExitCode {
         Command::Transcript(cmd) => transcript::run(cmd, &cli.global),
         Command::Agent(cmd) => agent::run(cmd, &cli.global),
         Command::Extract(args) => extract::run(args, &cli.global),
+        Command::Session(cmd) => session::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

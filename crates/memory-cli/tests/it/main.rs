@@ -14,6 +14,7 @@ mod project_dir_name;
 mod readme;
 mod secrets;
 mod serve;
+mod session;
 mod team;
 mod team_safety;
 mod transcript;
