@@ -25,6 +25,7 @@ mod prompt;
 mod recall;
 mod secrets;
 mod serve;
+mod session;
 mod team;
 mod transcript;
 
@@ -111,6 +112,11 @@ enum Command {
     /// Add or remove memdir's hooks in the agent's settings.
     #[command(subcommand)]
     Hooks(hooks_install::HooksCommand),
+    /// A session's notes, kept up to date so that what a long conversation
+    /// learned survives compaction: update them, show them, show them as
+    /// compaction injects them.
+    #[command(subcommand)]
+    Session(session::SessionCommand),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -157,6 +163,7 @@ fn main() -> ExitCode {
         Command::Extract(args) => extract::run(args, &cli.global),
         Command::Hook(cmd) => Ok(hook::run(*cmd, &cli.global)),
         Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
+        Command::Session(cmd) => session::run(cmd, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

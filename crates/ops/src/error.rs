@@ -163,6 +163,17 @@ pub enum OpsError {
     /// memdir's own hook state could not be written.
     #[error(transparent)]
     HookStateWrite(#[from] memdir_memtypes::AtomicWriteError),
+    /// A session's notes could not be read or updated.
+    #[error(transparent)]
+    Session(#[from] memdir_session::SessionError),
+    /// A session has no notes yet.
+    #[error("no notes for session {session} yet (they would be at {})", path.display())]
+    NoSessionNotes {
+        /// The session asked for.
+        session: String,
+        /// Where its notes would be.
+        path: PathBuf,
+    },
 }
 
 impl OpsError {
@@ -174,7 +185,8 @@ impl OpsError {
         match self {
             OpsError::InvalidMemoryDir(_)
             | OpsError::InvalidName { .. }
-            | OpsError::SecretsFound { .. } => true,
+            | OpsError::SecretsFound { .. }
+            | OpsError::Session(memdir_session::SessionError::Link { .. }) => true,
             OpsError::Folder(e) => e.is_refusal(),
             _ => false,
         }

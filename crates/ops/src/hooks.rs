@@ -217,20 +217,6 @@ impl Project {
             .join("memdir")
             .join("hooks")
     }
-
-    /// The session notes file of `session`:
-    /// `<project>/.claude/session-memory/session-<id>.md`, every character
-    /// of the id outside `[A-Za-z0-9_-]` replaced by `_`.
-    #[must_use]
-    pub fn session_notes_path(&self, session: &str) -> PathBuf {
-        self.resolution()
-            .project
-            .work_tree
-            .as_std_path()
-            .join(".claude")
-            .join("session-memory")
-            .join(format!("session-{}.md", sanitize_session(session)))
-    }
 }
 
 /// A session id as a file name: every character outside `[A-Za-z0-9_-]`

@@ -16,6 +16,8 @@
 //! - [`Project::install_hooks`], [`Project::recall_for_hook`]: the agent's
 //!   hooks in its settings, and what a prompt hook already injected.
 //! - [`Project::team_client`]: a sync client for the team folder.
+//! - [`Project::update_session_notes`], [`Project::session_notes`],
+//!   [`Project::session_notes_for_compact`]: a session's notes.
 //! - [`fix_index`]: repair a folder after interrupted writes.
 //!
 //! ```no_run
@@ -39,6 +41,7 @@ mod hooks;
 mod memory;
 mod project;
 mod recall;
+mod session;
 mod team;
 
 pub use error::{OpsError, SecretFound};
@@ -52,6 +55,7 @@ pub use memory::{
 };
 pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_timeout};
 pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
+pub use session::{CompactView, SessionNotes, SessionUpdateRequest};
 pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
 
 // The value types this crate's API is made of, so that a front end needs
@@ -59,4 +63,8 @@ pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
 pub use memdir_memtypes::MemoryType;
 pub use memdir_paths::{Environment, Resolution};
 pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};
+pub use memdir_session::{
+    Trigger as SessionTrigger, TruncatedNotes, UpdateOutcome as SessionUpdateOutcome,
+    Watermark as SessionWatermark,
+};
 pub use memdir_teamsync::{Client as TeamClient, SyncResult, SyncStatus};

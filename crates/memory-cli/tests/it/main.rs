@@ -15,6 +15,7 @@ mod project_dir_name;
 mod readme;
 mod secrets;
 mod serve;
+mod session;
 mod team;
 mod team_safety;
 mod transcript;
