@@ -16,6 +16,7 @@ mod readme;
 mod secrets;
 mod serve;
 mod session;
+mod session_e2e;
 mod team;
 mod team_safety;
 mod transcript;
