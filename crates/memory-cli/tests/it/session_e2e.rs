@@ -109,11 +109,12 @@ fn wait_for(path: &Path, what: &str) {
     }
 }
 
-#[test]
-fn a_session_through_the_hooks_remembers_across_turns_and_compaction() {
+/// The session's world: a project, its memory folder as memdir resolves
+/// it, the transcript path, and a server with the four calls the session
+/// should make — the extraction's two, the notes update's two.
+fn start() -> (Session, PathBuf) {
     let folders = Folders::new();
     let transcript = folders.root.join(format!("{SESSION}.jsonl"));
-    // The memory folder this project resolves to.
     let home = folders.home.display().to_string();
     let paths = memdir_in(
         &folders.project,
@@ -158,12 +159,20 @@ fn a_session_through_the_hooks_remembers_across_turns_and_compaction() {
             "end_turn",
         ),
     ]);
-    let s = Session {
-        folders,
-        server,
-        transcript,
-        memory,
-    };
+    (
+        Session {
+            folders,
+            server,
+            transcript,
+            memory,
+        },
+        notes,
+    )
+}
+
+#[test]
+fn a_session_through_the_hooks_remembers_across_turns_and_compaction() {
+    let (s, notes) = start();
 
     // A memory saved earlier, for recall to find.
     let added = s.run(
