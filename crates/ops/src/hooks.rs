@@ -19,6 +19,7 @@ use memdir_relevance::RelevantMemory;
 use memdir_settings::{SettingsDocument, update_settings_file};
 use serde_json::{Map, Value, json};
 
+use crate::ordered::{Ordered, in_order_of, pretty};
 use crate::{OpsError, Project, RecallOutcome, RecallRequest, SelectorChoice};
 
 /// How many backup copies of a settings file `install_hooks` and
@@ -240,6 +241,10 @@ pub fn sanitize_session(session: &str) -> String {
     }
 }
 
+/// The key order of the hooks shape in the agent's documentation, for keys
+/// memdir adds.
+const HOOK_KEY_ORDER: &[&str] = &["matcher", "hooks", "type", "command", "timeout"];
+
 /// Reads, edits and writes the `hooks` key of one settings file under its
 /// lock, backing the file up first when it changes.
 fn edit_hooks(
@@ -263,7 +268,14 @@ fn edit_hooks(
         if hooks.is_empty() {
             doc.remove("hooks");
         } else {
-            doc.set("hooks", &Value::Object(hooks));
+            // Printed in the order the file had, so that adding memdir's
+            // entries re-sorts nobody else's.
+            let guide: Option<Ordered> = doc
+                .raw("hooks")
+                .and_then(|raw| serde_json::from_str(raw).ok());
+            let ordered = in_order_of(&Value::Object(hooks), guide.as_ref(), HOOK_KEY_ORDER);
+            doc.set_raw("hooks", &pretty(&ordered))
+                .map_err(|_| shape(file, "its \"hooks\" could not be written back"))?;
         }
         Ok((added, removed, backup))
     })??;

@@ -39,6 +39,7 @@ mod error;
 mod extract;
 mod hooks;
 mod memory;
+mod ordered;
 mod project;
 mod recall;
 mod session;

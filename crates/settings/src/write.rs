@@ -241,6 +241,23 @@ impl SettingsDocument {
         self.changed = true;
     }
 
+    /// Sets a top-level key to the JSON text `json` as it is (its keys in
+    /// the order written), in its place when the key exists, else at the
+    /// end. For values whose nested key order matters; `json` must be
+    /// valid JSON.
+    pub fn set_raw(&mut self, key: &str, json: &str) -> Result<(), DocumentError> {
+        let raw = RawValue::from_string(json.to_owned()).map_err(DocumentError::InvalidJson)?;
+        if self.raw(key) == Some(raw.get()) {
+            return Ok(());
+        }
+        match self.entries.iter_mut().find(|(k, _)| k == key) {
+            Some((_, old)) => *old = raw,
+            None => self.entries.push((key.to_owned(), raw)),
+        }
+        self.changed = true;
+        Ok(())
+    }
+
     /// Removes a top-level key, returning whether it was there.
     pub fn remove(&mut self, key: &str) -> bool {
         let before = self.entries.len();

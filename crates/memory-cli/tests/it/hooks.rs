@@ -487,17 +487,43 @@ fn install_on_files_of_many_shapes_then_uninstall_restores_them() {
             }
         }
         if case == "other hooks" {
-            let stop = installed["hooks"]["Stop"].as_array().unwrap();
-            assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
-            assert_eq!(stop[0]["hooks"][0]["timeout"], 5);
-            assert_eq!(
-                installed["hooks"]["PreToolUse"],
-                read_json_str(other_hooks)["hooks"]["PreToolUse"]
-            );
+            other_hooks_kept_in_order(&file, &installed, other_hooks);
         }
 
         twice_is_once_and_uninstall_restores(&w, case, &file, before.as_ref(), text);
     }
+}
+
+/// The other hooks of a file, after install: kept with their values, and
+/// in the order they were written, inside "hooks" too.
+fn other_hooks_kept_in_order(file: &Path, installed: &Value, other_hooks: &str) {
+    // Inside "hooks" too, the order as written: Stop before
+    // PreToolUse (sorted would swap them), matcher before hooks,
+    // type, command, timeout; memdir's events after.
+    let raw = std::fs::read_to_string(file).unwrap();
+    let at = |needle: &str| {
+        raw.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {raw}"))
+    };
+    assert!(at("\"Stop\"") < at("\"PreToolUse\""), "{raw}");
+    assert!(at("\"PreToolUse\"") < at("\"SessionStart\""), "{raw}");
+    assert!(at("\"notify-send done\"") < at("\"timeout\""), "{raw}");
+    let stop_group = &raw[at("\"Stop\"")..at("\"PreToolUse\"")];
+    assert!(
+        stop_group.find("\"matcher\"") < stop_group.find("\"hooks\""),
+        "{stop_group}"
+    );
+    assert!(
+        stop_group.find("\"type\"") < stop_group.find("\"command\""),
+        "{stop_group}"
+    );
+    let stop = installed["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
+    assert_eq!(stop[0]["hooks"][0]["timeout"], 5);
+    assert_eq!(
+        installed["hooks"]["PreToolUse"],
+        read_json_str(other_hooks)["hooks"]["PreToolUse"]
+    );
 }
 
 /// Installing again changes nothing; uninstalling gives back the file as
@@ -524,6 +550,13 @@ fn twice_is_once_and_uninstall_restores(
     match (before, text) {
         (Some(before), Some(text)) => {
             assert_eq!(&after, before, "{case}");
+            if text.contains("\"PreToolUse\"") {
+                let raw = std::fs::read_to_string(file).unwrap();
+                assert!(
+                    raw.find("\"Stop\"") < raw.find("\"PreToolUse\""),
+                    "{case}: {raw}"
+                );
+            }
             if !text.contains("\"hooks\"") {
                 assert_eq!(
                     std::fs::read_to_string(file).unwrap(),

@@ -422,3 +422,23 @@ fn documents_parse_and_print() {
         Err(DocumentError::NotAnObject)
     ));
 }
+
+#[test]
+fn set_raw_keeps_the_text_it_is_given_and_refuses_what_is_not_json() {
+    let mut doc = SettingsDocument::parse(b"{\n  \"a\": 1,\n  \"hooks\": {\"b\": 1}\n}\n").unwrap();
+    doc.set_raw("hooks", "{\"z\": 1, \"b\": 2}").unwrap();
+    doc.set_raw("new", "[3]").unwrap();
+    assert!(doc.is_changed());
+    assert_eq!(
+        doc.to_json(),
+        "{\n  \"a\": 1,\n  \"hooks\": {\"z\": 1, \"b\": 2},\n  \"new\": [3]\n}\n"
+    );
+    assert!(matches!(
+        doc.set_raw("a", "{not json"),
+        Err(DocumentError::InvalidJson(_))
+    ));
+    assert_eq!(doc.raw("a"), Some("1"));
+    let mut same = SettingsDocument::parse(b"{\"a\": [1]}").unwrap();
+    same.set_raw("a", "[1]").unwrap();
+    assert!(!same.is_changed(), "the same text is no change");
+}
