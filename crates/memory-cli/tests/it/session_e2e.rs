@@ -1,4 +1,5 @@
-//! A whole session through the hooks, in the order an agent calls them:
+//! A whole session through the hooks `memdir hooks install` puts in the
+//! user's settings, run through a shell in the order an agent calls them:
 //! start, prompts, stop after a turn, pre-compact, start after compaction,
 //! end — against a scripted Anthropic server; then the memory folder and
 //! the session notes are checked.
@@ -52,6 +53,41 @@ impl Session {
         memdir_with_stdin(&self.folders.project, &refs, args, stdin)
     }
 
+    /// Runs the command `memdir hooks install` put in the user's settings
+    /// for `event`, through a shell as the agent does, with `input` on
+    /// stdin.
+    fn run_installed(&self, event: &str, input: &str) -> Output {
+        use std::io::Write as _;
+        let settings =
+            std::fs::read_to_string(self.folders.home.join(".claude/settings.json")).unwrap();
+        let settings: Value = serde_json::from_str(&settings).unwrap();
+        let command = settings["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {event} hook installed: {settings}"))
+            .to_owned();
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c")
+            .arg(&command)
+            .current_dir(&self.folders.project);
+        for var in crate::MEMDIR_VARS.iter().chain(&crate::MODEL_VARS) {
+            cmd.env_remove(var);
+        }
+        for (k, v) in self.vars() {
+            cmd.env(k, v);
+        }
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
     /// Runs a hook with the common fields and `extra`; returns its
     /// additionalContext (empty when it added nothing).
     fn hook(&self, event: &str, name: &str, extra: &Value) -> String {
@@ -66,7 +102,7 @@ impl Session {
             input[k] = v.clone();
         }
         let started = Instant::now();
-        let out = self.run(&["hook", event], Some(&input.to_string()));
+        let out = self.run_installed(name, &input.to_string());
         assert_eq!(out.status.code(), Some(0), "hook {event}: {}", stderr(&out));
         assert!(
             started.elapsed() < Duration::from_secs(30),
@@ -190,6 +226,13 @@ fn a_session_through_the_hooks_remembers_across_turns_and_compaction() {
         None,
     );
     assert!(added.status.success(), "{}", stderr(&added));
+
+    // 0. The user installs memdir's hooks; the agent will run what they
+    // name.
+    let installed = s.run(&["hooks", "install", "--json"], None);
+    assert!(installed.status.success(), "{}", stderr(&installed));
+    let report: Value = serde_json::from_slice(&installed.stdout).unwrap();
+    assert_eq!(report["added"].as_array().unwrap().len(), 5, "{report}");
 
     // 1. Start: the memory prompt.
     let start = s.hook(
