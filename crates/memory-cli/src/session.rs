@@ -41,7 +41,7 @@ Examples:
   memdir session update --transcript ~/.claude/projects/-home-me-app/5f1c….jsonl --session 5f1c…
   memdir session update --transcript t.jsonl --session review-1 --force --json
 
-JSON: {ran, updated, reason, notes, watermark: {tokens, toolCalls, updatedAt} | null, turns, \
+JSON: {ran, updated, reason, path, notes (the same path), watermark: {tokens, toolCalls, updatedAt} | null, turns, \
 edits, stop, refused: [{tool, reason}], warnings}")]
     Update(UpdateArgs),
     /// Print a session's notes as they are (the file's path goes to
@@ -111,6 +111,9 @@ struct UpdateJson<'a> {
     ran: bool,
     updated: bool,
     reason: &'a str,
+    /// The notes file (SPEC's name for it).
+    path: String,
+    /// The notes file, as well (this command's first name for it).
     notes: String,
     watermark: Option<&'a SessionWatermark>,
     turns: u32,
@@ -137,6 +140,7 @@ fn update(args: &UpdateArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
             ran: outcome.ran,
             updated: outcome.updated,
             reason: &outcome.reason,
+            path: outcome.notes.display().to_string(),
             notes: outcome.notes.display().to_string(),
             watermark: outcome.watermark.as_ref(),
             turns: outcome.turns,

@@ -130,6 +130,7 @@ fn a_due_update_creates_the_notes_lands_an_edit_and_records_the_watermark() {
     assert_eq!(report["edits"], 1);
     assert_eq!(report["stop"], "end_turn");
     assert_eq!(report["notes"], w.notes.display().to_string());
+    assert_eq!(report["path"], report["notes"]);
     assert_eq!(report["watermark"]["tokens"], 12_040);
     assert_eq!(report["watermark"]["toolCalls"], 0);
     assert!(
