@@ -1,7 +1,6 @@
 //! One extraction request, from the transcript to the `memory_saved`
 //! notice (SPEC R12.3, R12.5).
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -13,7 +12,6 @@ use memdir_agent::{
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, MemoryFolder};
 use memdir_scan::{CancelToken, ScanOptions, format_manifest, scan_memory_dir};
 use memdir_tools::{AutoMemPolicy, MemoryScope, extraction_tools};
-use memdir_transcript::Block;
 
 use crate::{Begin, ExtractError, Request, RunGuard, StateFiles, has_memory_writes, instructions};
 
@@ -22,8 +20,6 @@ pub const MAX_TURNS: u32 = 5;
 /// The most bytes of transcript an extraction run shows the model; older
 /// messages beyond it are left out (and counted).
 pub const MAX_TRANSCRIPT_CHARS: usize = 120_000;
-/// How much of one tool input or result the transcript excerpt shows.
-const MAX_TOOL_CHARS: usize = 600;
 
 /// Where and how a run works.
 #[derive(Debug, Clone)]
@@ -395,7 +391,8 @@ fn user_message(new: &[&memdir_transcript::Message], scope: &MemoryScope, setup:
         .team_path()
         .map(|t| manifest(t, false))
         .unwrap_or_default();
-    let mut text = render(new);
+    let mut text =
+        memdir_transcript::excerpt(new.iter().copied(), "transcript", MAX_TRANSCRIPT_CHARS);
     text.push_str("\n\n");
     text.push_str(&instructions(&crate::Instructions {
         new_messages: new.len(),
@@ -406,62 +403,4 @@ fn user_message(new: &[&memdir_transcript::Message], scope: &MemoryScope, setup:
         max_turns: setup.max_turns.max(1),
     }));
     text
-}
-
-fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max).collect();
-    format!("{kept}…")
-}
-
-/// The new messages as the model reads them, newest kept when they are too
-/// long together.
-fn render(messages: &[&memdir_transcript::Message]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for m in messages {
-        let mut part = format!("[{}]", m.role.as_str());
-        for block in &m.blocks {
-            match block {
-                Block::Text(t) => {
-                    let _ = write!(part, "\n{t}");
-                }
-                Block::ToolUse(t) => {
-                    let _ = write!(
-                        part,
-                        "\n(called {}: {})",
-                        t.name,
-                        cut(&t.input.to_string(), MAX_TOOL_CHARS)
-                    );
-                }
-                Block::ToolResult(r) => {
-                    let _ = write!(
-                        part,
-                        "\n(result{}: {})",
-                        if r.is_error { ", an error" } else { "" },
-                        cut(&r.content, MAX_TOOL_CHARS)
-                    );
-                }
-                _ => {}
-            }
-        }
-        parts.push(part);
-    }
-    let mut total = 0;
-    let mut keep = parts.len();
-    for part in parts.iter().rev() {
-        if total + part.len() > MAX_TRANSCRIPT_CHARS && keep < parts.len() {
-            break;
-        }
-        total += part.len();
-        keep -= 1;
-    }
-    let mut out = String::from("<transcript>\n");
-    if keep > 0 {
-        let _ = writeln!(out, "({keep} earlier messages left out)");
-    }
-    out.push_str(&parts[keep..].join("\n\n"));
-    out.push_str("\n</transcript>");
-    out
 }

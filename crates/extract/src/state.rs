@@ -75,26 +75,6 @@ pub struct RunGuard {
     _lock: File,
 }
 
-fn file_name_part(id: &str) -> String {
-    // Session ids are uuids; anything else is reduced to a safe name.
-    let safe: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(120)
-        .collect();
-    if safe.is_empty() {
-        "_".to_owned()
-    } else {
-        safe
-    }
-}
-
 fn open_lock(path: &Path) -> Result<File, ExtractError> {
     OpenOptions::new()
         .create(true)
@@ -116,12 +96,12 @@ impl StateFiles {
         let dir = base
             .join("memdir")
             .join("extract")
-            .join(file_name_part(project));
+            .join(memdir_transcript::session_file_stem(project));
         std::fs::create_dir_all(&dir).map_err(|source| ExtractError::State {
             path: dir.clone(),
             source,
         })?;
-        let name = file_name_part(session);
+        let name = memdir_transcript::session_file_stem(session);
         Ok(StateFiles {
             state: dir.join(format!("{name}.json")),
             run_lock: dir.join(format!("{name}.run.lock")),

@@ -224,21 +224,7 @@ impl Project {
 /// becomes `_`, so that no id leaves its folder.
 #[must_use]
 pub fn sanitize_session(session: &str) -> String {
-    let name: String = session
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() {
-        "_".to_owned()
-    } else {
-        name
-    }
+    memdir_transcript::session_file_stem(session)
 }
 
 /// The key order of the hooks shape in the agent's documentation, for keys

@@ -23,22 +23,7 @@ const MAX_STATE_BYTES: u64 = 64 * 1024;
 /// as they are.
 #[must_use]
 pub fn safe_session_id(id: &str) -> String {
-    let safe: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(120)
-        .collect();
-    if safe.is_empty() {
-        "_".to_owned()
-    } else {
-        safe
-    }
+    memdir_transcript::session_file_stem(id)
 }
 
 /// The notes file of `session` in the project whose root is `project_root`:

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use memdir_agent::{
     Agent, AgentConfig, Cancel, ChatModel, ContentBlock, Message, Role, Stop, ToolCallOutcome,
 };
-use memdir_transcript::{Block, Transcript};
+use memdir_transcript::Transcript;
 
 use crate::edit::{EditTool, NotesOnly};
 use crate::markdown::{bare, is_description, split};
@@ -24,8 +24,6 @@ pub const MAX_UPDATE_TURNS: u32 = 3;
 /// The most characters of conversation an update shows the model; older
 /// messages beyond it are left out (and counted).
 pub const MAX_CONVERSATION_CHARS: usize = 100_000;
-/// How much of one tool input or result the conversation shows.
-const MAX_TOOL_CHARS: usize = 600;
 
 /// How an update runs.
 #[derive(Debug, Clone, Default)]
@@ -292,68 +290,15 @@ fn user_message(transcript: &Transcript, notes: &str, notes_path: &str, prompt: 
             "{{max_total_tokens}}",
             &MAX_TOTAL_SESSION_MEMORY_TOKENS.to_string(),
         );
-    let mut text = render(transcript);
+    let mut text = memdir_transcript::excerpt(
+        transcript.model_visible(),
+        "conversation",
+        MAX_CONVERSATION_CHARS,
+    );
     let _ = write!(
         text,
         "\n\n{instructions}\n\n<current_notes path=\"{notes_path}\">\n{notes}\n</current_notes>\n\n{}",
         section_sizes(notes)
     );
     text
-}
-
-fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max).collect();
-    format!("{kept}…")
-}
-
-/// The conversation the model still sees, newest kept when it is too long.
-fn render(transcript: &Transcript) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for m in transcript.model_visible() {
-        let mut part = format!("[{}]", m.role.as_str());
-        for block in &m.blocks {
-            match block {
-                Block::Text(t) => {
-                    let _ = write!(part, "\n{t}");
-                }
-                Block::ToolUse(t) => {
-                    let _ = write!(
-                        part,
-                        "\n(called {}: {})",
-                        t.name,
-                        cut(&t.input.to_string(), MAX_TOOL_CHARS)
-                    );
-                }
-                Block::ToolResult(r) => {
-                    let _ = write!(
-                        part,
-                        "\n(result{}: {})",
-                        if r.is_error { ", an error" } else { "" },
-                        cut(&r.content, MAX_TOOL_CHARS)
-                    );
-                }
-                _ => {}
-            }
-        }
-        parts.push(part);
-    }
-    let mut total = 0;
-    let mut keep = parts.len();
-    for part in parts.iter().rev() {
-        if total + part.len() > MAX_CONVERSATION_CHARS && keep < parts.len() {
-            break;
-        }
-        total += part.len();
-        keep -= 1;
-    }
-    let mut out = String::from("<conversation>\n");
-    if keep > 0 {
-        let _ = writeln!(out, "({keep} earlier messages left out)");
-    }
-    out.push_str(&parts[keep..].join("\n\n"));
-    out.push_str("\n</conversation>");
-    out
 }

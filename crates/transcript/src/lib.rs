@@ -74,6 +74,7 @@
 mod build;
 mod content;
 mod diagnostic;
+mod excerpt;
 mod jsonl;
 mod list;
 #[cfg(test)]
@@ -82,6 +83,7 @@ mod tests;
 use std::path::Path;
 
 pub use diagnostic::{SkipReason, Skipped};
+pub use excerpt::{MAX_EXCERPT_TOOL_CHARS, excerpt, session_file_stem};
 pub use jsonl::parse_jsonl;
 pub use list::parse_messages;
 
