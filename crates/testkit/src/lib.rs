@@ -3,6 +3,8 @@
 //!
 //! - [`ScriptedServer`] answers each HTTP/1.1 request with the next
 //!   [`Reply`] of a script and records what it received as [`Recorded`].
+//! - [`anthropic`] builds its replies in the Anthropic Messages API's
+//!   format, for tests that play a model's turns.
 //! - [`Proxy`] forwards connections to an upstream address, counting the
 //!   bytes clients send and the requests by method, with a hook that runs
 //!   before chosen requests are forwarded.
@@ -46,6 +48,7 @@
     reason = "test support: every setup failure panics, as the crate doc says once"
 )]
 
+pub mod anthropic;
 mod child;
 mod postgres;
 mod proxy;

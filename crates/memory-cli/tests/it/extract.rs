@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use memdir_testkit::anthropic::{message as answer, tool_use as tool};
 use memdir_testkit::{Folders, Reply, ScriptedServer};
 use serde_json::{Value, json};
 
@@ -11,21 +12,6 @@ use crate::{memdir_in, stderr, stdout};
 /// A GitHub token of high entropy, assembled so this file holds none.
 fn token() -> String {
     format!("ghp_{}", "q8Zr2LkW9xTb4YcN7mVd1HsF6jPa3EuG5oRi")
-}
-
-fn answer(content: &Value, stop: &str) -> Reply {
-    Reply::json(
-        200,
-        &json!({
-            "id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": content, "stop_reason": stop, "stop_sequence": null,
-            "usage": {"input_tokens": 120, "output_tokens": 30}
-        }),
-    )
-}
-
-fn tool(id: &str, name: &str, input: &Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
 }
 
 struct World {

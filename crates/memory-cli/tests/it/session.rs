@@ -4,25 +4,11 @@
 
 use std::path::PathBuf;
 
+use memdir_testkit::anthropic::{message as answer, tool_use as tool};
 use memdir_testkit::{Folders, Reply, ScriptedServer};
 use serde_json::{Value, json};
 
 use crate::{memdir_in, stderr, stdout};
-
-fn answer(content: &Value, stop: &str) -> Reply {
-    Reply::json(
-        200,
-        &json!({
-            "id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": content, "stop_reason": stop, "stop_sequence": null,
-            "usage": {"input_tokens": 120, "output_tokens": 30}
-        }),
-    )
-}
-
-fn tool(id: &str, name: &str, input: &Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
-}
 
 fn done() -> Reply {
     answer(

@@ -8,25 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use memdir_testkit::{Folders, Reply, ScriptedServer};
+use memdir_testkit::anthropic::{message as answer, tool_use as tool};
+use memdir_testkit::{Folders, ScriptedServer};
 use serde_json::{Value, json};
 
 use crate::{memdir_in, memdir_with_stdin, stderr, stdout};
-
-fn answer(content: &Value, stop: &str) -> Reply {
-    Reply::json(
-        200,
-        &json!({
-            "id": "msg_e2e", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": content, "stop_reason": stop, "stop_sequence": null,
-            "usage": {"input_tokens": 200, "output_tokens": 40}
-        }),
-    )
-}
-
-fn tool(id: &str, name: &str, input: &Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
-}
 
 struct Session {
     folders: Folders,
