@@ -139,7 +139,50 @@ pub struct RunReport {
     pub tool_calls: Vec<ToolCallRecord>,
 }
 
+impl Stop {
+    /// How the run ended, as a short word a report can carry
+    /// (`end_turn`, `turn_limit`, …; `model error: <error>` for a failed
+    /// call).
+    #[must_use]
+    pub fn describe(&self) -> String {
+        match self {
+            Stop::EndTurn => "end_turn".to_owned(),
+            Stop::TurnLimit => "turn_limit".to_owned(),
+            Stop::TokenBudget => "token_budget".to_owned(),
+            Stop::Cancelled => "cancelled".to_owned(),
+            Stop::Refusal => "refusal".to_owned(),
+            Stop::MaxTokens => "max_tokens".to_owned(),
+            Stop::ContextWindowExceeded => "context_window_exceeded".to_owned(),
+            Stop::Model(e) => format!("model error: {e}"),
+        }
+    }
+
+    /// Whether the run did not get to finish its work: cancelled, or a
+    /// model call failed. The limits and the model's own choices to stop
+    /// are not failures.
+    #[must_use]
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Stop::Cancelled | Stop::Model(_))
+    }
+}
+
 impl RunReport {
+    /// The text of the tool result that answered the call `id`.
+    #[must_use]
+    pub fn tool_result(&self, id: &str) -> Option<&str> {
+        self.messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .find_map(|block| match block {
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    ..
+                } if tool_use_id == id => Some(content.as_str()),
+                _ => None,
+            })
+    }
+
     /// The text of the last assistant message, empty when there is none.
     #[must_use]
     pub fn final_text(&self) -> String {

@@ -185,7 +185,7 @@ fn run_once(
         }
     }
     let stop = run_agent(&new, model, setup, outcome)?;
-    let (stop, failed) = describe(&stop);
+    let (stop, failed) = (stop.describe(), stop.is_failure());
     outcome.stop = Some(stop.clone());
     outcome.failed = failed;
     if failed {
@@ -247,7 +247,7 @@ fn run_agent(
             // A write the tool itself refused (a secret bound for the team
             // folder, a link in the way): its reason is the tool's answer.
             Call::Ran { is_error: true } if matches!(call.name.as_str(), "Write" | "Edit") => {
-                Some(tool_answer(&report.messages, &call.id))
+                Some(report.tool_result(&call.id).unwrap_or_default().to_owned())
             }
             _ => None,
         };
@@ -263,35 +263,6 @@ fn run_agent(
         }
     }
     Ok(report.stop)
-}
-
-/// The text of the tool result answering the call `id`.
-fn tool_answer(messages: &[Message], id: &str) -> String {
-    messages
-        .iter()
-        .flat_map(|m| &m.content)
-        .find_map(|block| match block {
-            ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                ..
-            } if tool_use_id == id => Some(content.clone()),
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-fn describe(stop: &Stop) -> (String, bool) {
-    match stop {
-        Stop::EndTurn => ("end_turn".to_owned(), false),
-        Stop::TurnLimit => ("turn_limit".to_owned(), false),
-        Stop::TokenBudget => ("token_budget".to_owned(), false),
-        Stop::MaxTokens => ("max_tokens".to_owned(), false),
-        Stop::Refusal => ("refusal".to_owned(), false),
-        Stop::Cancelled => ("cancelled".to_owned(), true),
-        Stop::Model(e) => (format!("model error: {e}"), true),
-        other => (format!("{other:?}"), true),
-    }
 }
 
 /// Index lines for the memory files the run wrote (without touching any

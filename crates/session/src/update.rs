@@ -131,7 +131,7 @@ pub fn update_session_notes(
     let stop = run_agent(files, &read, &before, model, options, &mut outcome)?;
     let after = files.read_notes()?;
     outcome.updated = created || after.as_deref() != Some(before.as_str());
-    let (stop, failed) = describe(&stop);
+    let (stop, failed) = (stop.describe(), stop.is_failure());
     outcome.stop = Some(stop.clone());
     outcome.failed = failed;
     if failed {
@@ -197,42 +197,14 @@ fn run_agent(
                     call.name
                 ),
             )),
-            ToolCallOutcome::Ran { is_error: true } => outcome
-                .refused
-                .push((call.name.clone(), tool_answer(&report.messages, &call.id))),
+            ToolCallOutcome::Ran { is_error: true } => outcome.refused.push((
+                call.name.clone(),
+                report.tool_result(&call.id).unwrap_or_default().to_owned(),
+            )),
             _ => {}
         }
     }
     Ok(report.stop)
-}
-
-/// The text of the tool result answering the call `id`.
-fn tool_answer(messages: &[Message], id: &str) -> String {
-    messages
-        .iter()
-        .flat_map(|m| &m.content)
-        .find_map(|block| match block {
-            ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                ..
-            } if tool_use_id == id => Some(content.clone()),
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-fn describe(stop: &Stop) -> (String, bool) {
-    match stop {
-        Stop::EndTurn => ("end_turn".to_owned(), false),
-        Stop::TurnLimit => ("turn_limit".to_owned(), false),
-        Stop::TokenBudget => ("token_budget".to_owned(), false),
-        Stop::MaxTokens => ("max_tokens".to_owned(), false),
-        Stop::Refusal => ("refusal".to_owned(), false),
-        Stop::Cancelled => ("cancelled".to_owned(), true),
-        Stop::Model(e) => (format!("model error: {e}"), true),
-        other => (format!("{other:?}"), true),
-    }
 }
 
 fn system_prompt(notes_path: &str) -> String {
