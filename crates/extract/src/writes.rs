@@ -2,7 +2,7 @@
 //! extraction step skips those turns, so the two never both write for the
 //! same messages.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -15,20 +15,6 @@ const WRITING_TOOLS: &[(&str, &str)] = &[
     ("NotebookEdit", "notebook_path"),
 ];
 
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Whether any of `tool_uses` (a tool's name and its input, as the main
 /// agent called it) wrote a file inside `memory_dir`. Paths are compared
 /// after `.` and `..` are applied; `memory_dir` and its canonical form
@@ -37,7 +23,7 @@ pub fn has_memory_writes<'a>(
     tool_uses: impl IntoIterator<Item = (&'a str, &'a Value)>,
     memory_dir: &Path,
 ) -> bool {
-    let dirs: Vec<PathBuf> = std::iter::once(lexical(memory_dir))
+    let dirs: Vec<PathBuf> = std::iter::once(memdir_paths::normalize_lexically(memory_dir))
         .chain(std::fs::canonicalize(memory_dir).ok())
         .collect();
     tool_uses.into_iter().any(|(name, input)| {
@@ -47,7 +33,7 @@ pub fn has_memory_writes<'a>(
         let Some(path) = input.get(*field).and_then(Value::as_str) else {
             return false;
         };
-        let path = lexical(Path::new(path));
+        let path = memdir_paths::normalize_lexically(Path::new(path));
         path.is_absolute() && dirs.iter().any(|dir| path.starts_with(dir))
     })
 }

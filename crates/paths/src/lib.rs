@@ -73,7 +73,7 @@ pub use traversal::{
 };
 pub use validate::{
     InvalidMemoryPath, InvalidProjectDirName, MAX_PROJECT_DIR_NAME_BYTES, MemoryPathReason,
-    ProjectDirNameReason, validate_memory_path, validate_project_dir_name,
+    ProjectDirNameReason, normalize_lexically, validate_memory_path, validate_project_dir_name,
 };
 
 /// Errors of path resolution.

@@ -262,7 +262,14 @@ fn is_drive_root(raw: &str) -> bool {
 
 /// Applies `.` and `..` components without touching the disk; `..` above
 /// the root stays at the root.
-pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+///
+/// ```
+/// use std::path::Path;
+/// let p = memdir_paths::normalize_lexically(Path::new("/a/./b/../c"));
+/// assert_eq!(p, Path::new("/a/c"));
+/// ```
+#[must_use]
+pub fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -1,7 +1,7 @@
 //! The one tool of an update (SPEC R11.5): Edit, on the notes file only,
 //! refusing any result that breaks the template's structure.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use memdir_agent::{CanUseTool, Cancel, Tool, ToolOutput, ToolSpec, Verdict};
@@ -147,20 +147,6 @@ impl Tool for EditTool {
     }
 }
 
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Allows Edit of the notes file alone: its path as given, or as the
 /// system resolves it.
 pub(crate) struct NotesOnly {
@@ -181,8 +167,8 @@ impl CanUseTool for NotesOnly {
         let Some(path) = input.get("file_path").and_then(Value::as_str) else {
             return only();
         };
-        let path = lexical(Path::new(path));
-        let same = path == lexical(&self.notes)
+        let path = memdir_paths::normalize_lexically(Path::new(path));
+        let same = path == memdir_paths::normalize_lexically(&self.notes)
             || std::fs::canonicalize(&path)
                 .ok()
                 .zip(std::fs::canonicalize(&self.notes).ok())
