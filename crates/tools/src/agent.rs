@@ -35,6 +35,19 @@ fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
     }
 }
 
+/// Runs a search with the search time limit and `cancel` as its stop.
+fn searching(
+    cancel: &Cancel,
+    search: impl FnOnce(&Stop<'_>) -> Result<String, crate::ToolError>,
+) -> ToolOutput {
+    let cancelled = || cancel.is_cancelled();
+    let stop = Stop {
+        deadline: Instant::now() + SEARCH_TIME,
+        cancelled: &cancelled,
+    };
+    answer(search(&stop))
+}
+
 /// Read, relative to a project root.
 #[derive(Debug, Clone)]
 pub struct ReadTool {
@@ -118,16 +131,10 @@ impl Tool for GrepTool {
     }
 
     fn call(&self, input: &Value, cancel: &Cancel) -> ToolOutput {
-        let input = match parse::<GrepInput>("Grep", input) {
-            Ok(input) => input,
-            Err(out) => return out,
-        };
-        let cancelled = || cancel.is_cancelled();
-        let stop = Stop {
-            deadline: Instant::now() + SEARCH_TIME,
-            cancelled: &cancelled,
-        };
-        answer(crate::grep(&self.root, &input, &stop))
+        match parse::<GrepInput>("Grep", input) {
+            Ok(input) => searching(cancel, |stop| crate::grep(&self.root, &input, stop)),
+            Err(out) => out,
+        }
     }
 }
 
@@ -148,16 +155,10 @@ impl Tool for GlobTool {
     }
 
     fn call(&self, input: &Value, cancel: &Cancel) -> ToolOutput {
-        let input = match parse::<GlobInput>("Glob", input) {
-            Ok(input) => input,
-            Err(out) => return out,
-        };
-        let cancelled = || cancel.is_cancelled();
-        let stop = Stop {
-            deadline: Instant::now() + SEARCH_TIME,
-            cancelled: &cancelled,
-        };
-        answer(crate::glob(&self.root, &input, &stop))
+        match parse::<GlobInput>("Glob", input) {
+            Ok(input) => searching(cancel, |stop| crate::glob(&self.root, &input, stop)),
+            Err(out) => out,
+        }
     }
 }
 
