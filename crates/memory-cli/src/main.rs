@@ -18,6 +18,7 @@ mod hooks_install;
 mod index;
 mod index_fix;
 mod list;
+mod log;
 mod logger;
 mod output;
 mod paths;
@@ -117,6 +118,9 @@ enum Command {
     /// compaction injects them.
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Note something in today's daily log (assistant mode): one
+    /// timestamped bullet.
+    Log(log::LogArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -164,6 +168,7 @@ fn main() -> ExitCode {
         Command::Hook(cmd) => Ok(hook::run(*cmd, &cli.global)),
         Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
         Command::Session(cmd) => session::run(cmd, &cli.global),
+        Command::Log(args) => log::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
