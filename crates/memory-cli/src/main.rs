@@ -12,6 +12,7 @@
 mod add;
 mod agent;
 mod context;
+mod dream;
 mod extract;
 mod hook;
 mod hooks_install;
@@ -121,6 +122,9 @@ enum Command {
     /// Note something in today's daily log (assistant mode): one
     /// timestamped bullet.
     Log(log::LogArgs),
+    /// Distil the daily logs not yet read into topic files and MEMORY.md,
+    /// with a restricted agent.
+    Dream(dream::DreamArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -169,6 +173,7 @@ fn main() -> ExitCode {
         Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
         Command::Session(cmd) => session::run(cmd, &cli.global),
         Command::Log(args) => log::run(args, &cli.global),
+        Command::Dream(args) => dream::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -51,7 +51,8 @@ mod team;
 pub use error::{OpsError, SecretFound};
 pub use extract::{ExtractReport, ExtractRequest};
 pub use hooks::{HookEvent, HooksChange, KEPT_BACKUPS, SettingsScope, sanitize_session};
-pub use log::{Logged, MAX_LOG_BYTES, MAX_LOG_ENTRY_BYTES};
+pub use log::{DreamReport, Logged, MAX_LOG_BYTES, MAX_LOG_ENTRY_BYTES};
+pub use memdir_extract::DreamOutcome;
 pub use memdir_extract::Outcome as ExtractOutcome;
 /// What [`fix_index`] did.
 pub use memdir_folder::FixReport;

@@ -76,3 +76,54 @@ impl Project {
         Ok(Logged { path, line })
     }
 }
+
+/// What a dream did.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct DreamReport {
+    /// What happened.
+    pub outcome: memdir_extract::DreamOutcome,
+}
+
+impl Project {
+    /// Distils the daily logs no dream has read yet into topic files and
+    /// index lines, through the restricted extraction agent (its writes
+    /// land only in the private memory folder). The logs it read are
+    /// recorded under `<base>/memdir/dream/` once the run has not failed;
+    /// with no new logs, no model call is made.
+    ///
+    /// Errors: auto memory off ([`OpsError::AutoMemoryOff`]); no model
+    /// configured ([`OpsError::NoModel`], nothing read or written); the
+    /// state unreadable or the agent impossible to set up
+    /// ([`OpsError::Extract`]).
+    pub fn dream(&self) -> Result<DreamReport, OpsError> {
+        let resolution = self.resolution();
+        if !resolution.enablement.enabled {
+            return Err(OpsError::AutoMemoryOff {
+                by: resolution.enablement.by.to_string(),
+            });
+        }
+        let config =
+            memdir_model::ModelConfig::from_lookup(|k| self.env().var(k).map(str::to_owned))
+                .map_err(OpsError::Model)?
+                .ok_or(OpsError::NoModel)?;
+        let model: std::sync::Arc<dyn memdir_agent::ChatModel> =
+            std::sync::Arc::new(memdir_model::ModelClient::new(config).map_err(OpsError::Model)?);
+        let auto_dir = resolution.auto_mem_path.as_std_path().to_owned();
+        let project_key = auto_dir.parent().and_then(|p| p.file_name()).map_or_else(
+            || "project".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let outcome = memdir_extract::dream(
+            &model,
+            &memdir_extract::DreamSetup {
+                project_root: resolution.project.work_tree.as_std_path().to_owned(),
+                auto_dir,
+                base: resolution.base.as_std_path().to_owned(),
+                project_key,
+                max_turns: memdir_extract::DREAM_MAX_TURNS,
+            },
+        )?;
+        Ok(DreamReport { outcome })
+    }
+}
