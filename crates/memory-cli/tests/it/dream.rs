@@ -28,7 +28,7 @@ fn day_log(w: &World, date: &str, lines: &[&str]) -> PathBuf {
     let dir = w.memory.join("logs").join(year).join(month);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{date}.md"));
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let text = lines.join("\n") + "\n";
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -76,23 +76,12 @@ fn read(id: &str, path: &Path) -> Value {
     tool(id, "Read", &json!({"file_path": path}))
 }
 
-#[test]
-fn two_days_of_logs_become_topic_files_once_and_a_later_log_alone_is_read_next() {
-    let w = world();
-    let first = day_log(
-        &w,
-        "2026-11-29",
-        &["- 09:10 — staging deploys need the VPN", "- 16:40 — lunch"],
-    );
-    let second = day_log(
-        &w,
-        "2026-11-30",
-        &["- 10:02 — the user prefers pnpm to npm"],
-    );
+/// A model that reads both logs, then writes two topic files.
+fn two_topics(w: &World, first: &Path, second: &Path) -> ScriptedServer {
     let mem = w.memory.display().to_string();
-    let server = ScriptedServer::start(vec![
+    ScriptedServer::start(vec![
         answer(
-            &json!([read("toolu_1", &first), read("toolu_2", &second)]),
+            &json!([read("toolu_1", first), read("toolu_2", second)]),
             "tool_use",
         ),
         answer(
@@ -120,7 +109,23 @@ fn two_days_of_logs_become_topic_files_once_and_a_later_log_alone_is_read_next()
             &json!([{"type": "text", "text": "Saved two memories."}]),
             "end_turn",
         ),
-    ]);
+    ])
+}
+
+#[test]
+fn two_days_of_logs_become_topic_files_once_and_a_later_log_alone_is_read_next() {
+    let w = world();
+    let first = day_log(
+        &w,
+        "2026-11-29",
+        &["- 09:10 — staging deploys need the VPN", "- 16:40 — lunch"],
+    );
+    let second = day_log(
+        &w,
+        "2026-11-30",
+        &["- 10:02 — the user prefers pnpm to npm"],
+    );
+    let server = two_topics(&w, &first, &second);
     let out = dream(&w, Some(&server));
     assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
     let report = json_out(&out);
