@@ -335,4 +335,24 @@ mod tests {
         assert!(text.contains("- /m/logs/{manifest}.md"));
         assert!(text.contains("(none yet)"));
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_under_logs_are_never_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(outside.join("11")).unwrap();
+        std::fs::write(outside.join("secret.md"), "private\n").unwrap();
+        std::fs::write(outside.join("11/2026-11-01.md"), "private\n").unwrap();
+        let auto = tmp.path().join("memory");
+        let logs = auto.join("logs/2026/11");
+        std::fs::create_dir_all(&logs).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.md"), logs.join("2026-11-28.md")).unwrap();
+        std::os::unix::fs::symlink(&outside, auto.join("logs/2027")).unwrap();
+        assert!(
+            pending_logs(&auto, &DreamState::default())
+                .unwrap()
+                .is_empty()
+        );
+    }
 }
