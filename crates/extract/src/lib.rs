@@ -14,13 +14,17 @@
 //!   the new messages (then the step skips them and advances its cursor).
 //! - [`instructions`] — the instructions after the transcript, for the
 //!   private folder alone or with the team folder.
+//! - [`dream`] — the daily logs of assistant mode that no dream has read
+//!   yet, distilled into topic files by the same restricted agent.
 
+mod dream;
 mod error;
 mod prompt;
 mod run;
 mod state;
 mod writes;
 
+pub use dream::{DREAM_MAX_TURNS, DreamOutcome, DreamSetup, dream};
 pub use error::ExtractError;
 pub use prompt::{Instructions, instructions};
 pub use run::{MAX_TRANSCRIPT_CHARS, MAX_TURNS, Outcome, Setup, extract};

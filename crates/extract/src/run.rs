@@ -216,17 +216,40 @@ fn run_agent(
     setup: &Setup,
     outcome: &mut Outcome,
 ) -> Result<Stop, ExtractError> {
-    let scope = Arc::new(MemoryScope::open(
+    run_restricted(
+        model,
+        &setup.project_root,
         &setup.auto_dir,
         setup.team_dir.as_deref(),
-    )?);
+        setup.max_turns,
+        |scope| user_message(new, scope, setup),
+        outcome,
+    )
+}
+
+/// One run of the restricted memory agent (extraction's tools and policy:
+/// Read, Grep, Glob, read-only Bash anywhere under `project_root`, Edit and
+/// Write only inside the memory folders), with the main agent's memory
+/// instructions as its system prompt and `user(scope)` as its one message.
+/// What it did goes into `outcome` (`ran`, `turns`, `refused`, `saved`),
+/// and every memory it wrote gets its index line; returns how it ended.
+pub(crate) fn run_restricted(
+    model: &Arc<dyn ChatModel>,
+    project_root: &Path,
+    auto_dir: &Path,
+    team_dir: Option<&Path>,
+    max_turns: u32,
+    user: impl FnOnce(&MemoryScope) -> String,
+    outcome: &mut Outcome,
+) -> Result<Stop, ExtractError> {
+    let scope = Arc::new(MemoryScope::open(auto_dir, team_dir)?);
     let system = system_prompt(&scope)?;
-    let user = user_message(new, &scope, setup);
+    let user = user(&scope);
     let mut config = AgentConfig::new(system);
-    config.max_turns = setup.max_turns.max(1);
+    config.max_turns = max_turns.max(1);
     let agent = Agent::new(
         Box::new(Shared(Arc::clone(model))),
-        extraction_tools(&setup.project_root, &scope),
+        extraction_tools(project_root, &scope),
         Box::new(AutoMemPolicy::new(&scope)),
         config,
     )?;
@@ -310,7 +333,7 @@ fn read_index(dir: &Path) -> Result<String, ExtractError> {
     Ok(lock.read_index()?)
 }
 
-fn with_slash(path: &Utf8Path) -> String {
+pub(crate) fn with_slash(path: &Utf8Path) -> String {
     let s = path.as_str();
     if s.ends_with('/') {
         s.to_owned()
@@ -341,7 +364,7 @@ fn system_prompt(scope: &MemoryScope) -> Result<String, ExtractError> {
     })
 }
 
-fn manifest(dir: &Path, exclude_team: bool) -> String {
+pub(crate) fn manifest(dir: &Path, exclude_team: bool) -> String {
     let options = if exclude_team {
         ScanOptions::private_scope()
     } else {

@@ -12,12 +12,14 @@
 mod add;
 mod agent;
 mod context;
+mod dream;
 mod extract;
 mod hook;
 mod hooks_install;
 mod index;
 mod index_fix;
 mod list;
+mod log;
 mod logger;
 mod output;
 mod paths;
@@ -117,6 +119,12 @@ enum Command {
     /// compaction injects them.
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Note something in today's daily log (assistant mode): one
+    /// timestamped bullet.
+    Log(log::LogArgs),
+    /// Distil the daily logs not yet read into topic files and MEMORY.md,
+    /// with a restricted agent.
+    Dream(dream::DreamArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -164,6 +172,8 @@ fn main() -> ExitCode {
         Command::Hook(cmd) => Ok(hook::run(*cmd, &cli.global)),
         Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
         Command::Session(cmd) => session::run(cmd, &cli.global),
+        Command::Log(args) => log::run(args, &cli.global),
+        Command::Dream(args) => dream::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -166,6 +166,30 @@ pub enum OpsError {
     /// A session's notes could not be read or updated.
     #[error(transparent)]
     Session(#[from] memdir_session::SessionError),
+    /// A daily-log entry is longer than an entry may be.
+    #[error("the log entry has {bytes} bytes; an entry has at most {max}")]
+    LogEntryTooLong {
+        /// Its length.
+        bytes: usize,
+        /// The most an entry may have.
+        max: usize,
+    },
+    /// Today's log has grown to its limit; nothing was appended.
+    #[error(
+        "the daily log {path} is full ({max} bytes); run memdir dream and start a new day's log"
+    )]
+    LogFull {
+        /// The log file.
+        path: camino::Utf8PathBuf,
+        /// Its limit.
+        max: u64,
+    },
+    /// The daily log's path is not inside the memory folder.
+    #[error("the daily log {path} is not inside the memory folder")]
+    LogOutsideFolder {
+        /// The path resolved.
+        path: camino::Utf8PathBuf,
+    },
     /// A session has no notes yet.
     #[error("no notes for session {session} yet (they would be at {})", path.display())]
     NoSessionNotes {

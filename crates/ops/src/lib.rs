@@ -18,6 +18,8 @@
 //! - [`Project::team_client`]: a sync client for the team folder.
 //! - [`Project::update_session_notes`], [`Project::session_notes`],
 //!   [`Project::session_notes_for_compact`]: a session's notes.
+//! - [`Project::append_log`], [`Project::dream`]: the daily log of
+//!   assistant mode, and its distillation into memories.
 //! - [`fix_index`]: repair a folder after interrupted writes.
 //!
 //! ```no_run
@@ -38,6 +40,7 @@
 mod error;
 mod extract;
 mod hooks;
+mod log;
 mod memory;
 mod ordered;
 mod project;
@@ -48,6 +51,8 @@ mod team;
 pub use error::{OpsError, SecretFound};
 pub use extract::{ExtractReport, ExtractRequest};
 pub use hooks::{HookEvent, HooksChange, KEPT_BACKUPS, SettingsScope, sanitize_session};
+pub use log::{DreamReport, Logged, MAX_LOG_BYTES, MAX_LOG_ENTRY_BYTES};
+pub use memdir_extract::DreamOutcome;
 pub use memdir_extract::Outcome as ExtractOutcome;
 /// What [`fix_index`] did.
 pub use memdir_folder::FixReport;

@@ -4,11 +4,13 @@
 
 mod agent;
 mod bounded;
+mod dream;
 mod errors;
 mod extract;
 mod golden;
 mod hooks;
 mod leading_dash;
+mod log;
 mod memories;
 mod paths;
 mod project_dir_name;
