@@ -208,6 +208,12 @@ impl MemoryScope {
                 "{rel} is not a markdown file: memories are `.md` files"
             )));
         }
+        if place == Place::Private && (rel == "logs" || rel.starts_with("logs/")) {
+            return Err(refused(format!(
+                "{rel} is a daily log: logs are only ever appended to (`memdir log`), \
+                 never rewritten; write what they teach into a memory file instead"
+            )));
+        }
         if place == Place::Team
             && let Err(e) = memdir_paths::validate_team_mem_key(&rel, &scope.canonical)
         {

@@ -256,3 +256,21 @@ fn memory_md_is_never_rewritten_whole_but_may_be_edited() {
         "- [a](a.md) — written by another process\n- [b](b.md) — by Edit\n"
     );
 }
+
+#[test]
+fn daily_logs_are_never_rewritten_by_a_tool() {
+    let w = world();
+    let log = w.scope.private_path().join("logs/2026/12/2026-12-01.md");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::write(&log, "- 10:00 — kept\n").unwrap();
+    let message = refusal(write(&w.scope, &log, "- rewritten\n"));
+    assert!(message.contains("daily log"), "{message}");
+    let edit = w.scope.edit(&EditInput {
+        file_path: log.display().to_string(),
+        old_string: "kept".into(),
+        new_string: "changed".into(),
+        replace_all: false,
+    });
+    assert!(refusal(edit).contains("daily log"));
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "- 10:00 — kept\n");
+}
