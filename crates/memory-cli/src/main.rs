@@ -19,6 +19,7 @@ mod index;
 mod index_fix;
 mod list;
 mod logger;
+mod mcp;
 mod output;
 mod paths;
 mod prompt;
@@ -117,6 +118,9 @@ enum Command {
     /// compaction injects them.
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Serve the project's memory to any MCP-capable agent: an MCP server
+    /// on stdio.
+    Mcp(mcp::McpArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -164,6 +168,7 @@ fn main() -> ExitCode {
         Command::Hook(cmd) => Ok(hook::run(*cmd, &cli.global)),
         Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
         Command::Session(cmd) => session::run(cmd, &cli.global),
+        Command::Mcp(args) => mcp::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

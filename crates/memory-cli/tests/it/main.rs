@@ -9,6 +9,7 @@ mod extract;
 mod golden;
 mod hooks;
 mod leading_dash;
+mod mcp;
 mod memories;
 mod paths;
 mod project_dir_name;
