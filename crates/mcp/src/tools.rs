@@ -364,3 +364,138 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memdir_ops::{Environment, ProjectOptions};
+
+    fn project(dir: &std::path::Path, team: bool) -> Project {
+        let mut env = Environment::new().with_home(dir.join("home"));
+        if team {
+            env = env.with_var("MEMDIR_TEAM", "1");
+        }
+        Project::open(
+            env,
+            &ProjectOptions {
+                dir: Some(dir.to_path_buf()),
+                memory_dir: Some(dir.join("memory")),
+                settings_file: None,
+            },
+        )
+        .unwrap()
+    }
+
+    fn args(value: Value) -> Option<serde_json::Map<String, Value>> {
+        match value {
+            Value::Object(map) => Some(map),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn every_schema_is_an_object_schema_naming_its_required_fields() {
+        for spec in specs() {
+            assert_eq!(spec.schema["type"], "object", "{}", spec.name);
+            for required in spec.schema["required"].as_array().into_iter().flatten() {
+                let field = required.as_str().unwrap();
+                assert!(
+                    spec.schema["properties"].get(field).is_some(),
+                    "{}: {field}",
+                    spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn write_then_read_then_delete_through_the_use_cases() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = project(tmp.path(), false);
+        let written = call(
+            &project,
+            "write_memory",
+            args(json!({"name": "ci", "type": "project", "description": "CI on push", "body": "CI runs on push."})),
+        )
+        .unwrap();
+        assert!(written.starts_with("saved "), "{written}");
+        let index = std::fs::read_to_string(tmp.path().join("memory/MEMORY.md")).unwrap();
+        assert!(index.contains("(ci.md) — CI on push"), "{index}");
+        let read = call(&project, "read_memory", args(json!({"name": "ci"}))).unwrap();
+        assert!(read.contains("CI runs on push."), "{read}");
+        assert!(
+            !read.contains("<system-reminder>"),
+            "a new memory needs no note"
+        );
+        call(&project, "delete_memory", args(json!({"name": "ci"}))).unwrap();
+        assert!(!tmp.path().join("memory/ci.md").exists());
+        let err = call(&project, "read_memory", args(json!({"name": "ci"}))).unwrap_err();
+        assert!(
+            err.one_line().starts_with("no memory ci.md in "),
+            "{}",
+            err.one_line()
+        );
+    }
+
+    #[test]
+    fn a_symlink_is_not_read_as_a_memory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = project(tmp.path(), false);
+        std::fs::create_dir_all(tmp.path().join("memory")).unwrap();
+        std::fs::write(tmp.path().join("outside.md"), "secret outside").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            tmp.path().join("outside.md"),
+            tmp.path().join("memory/link.md"),
+        )
+        .unwrap();
+        let err = call(&project, "read_memory", args(json!({"name": "link"}))).unwrap_err();
+        assert!(!err.one_line().contains("secret outside"));
+    }
+
+    #[test]
+    fn a_team_write_with_a_secret_is_refused_in_one_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = project(tmp.path(), true);
+        let err = call(
+            &project,
+            "write_memory",
+            args(
+                json!({"name": "keys", "type": "project", "description": "deploy keys",
+                        "body": "AKIAZ5VBQ2LJ3XKPR7TN", "scope": "team"}),
+            ),
+        )
+        .unwrap_err();
+        let line = err.one_line();
+        assert!(line.contains("secret"), "{line}");
+        assert!(
+            !line.contains("AKIAZ5VBQ2LJ3XKPR7TN") && !line.contains('\n'),
+            "{line}"
+        );
+        assert!(!tmp.path().join("memory/team/keys.md").exists());
+    }
+
+    #[test]
+    fn arguments_of_the_wrong_shape_are_one_line_errors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = project(tmp.path(), false);
+        for (tool, value) in [
+            ("read_memory", json!({"name": 1})),
+            ("read_memory", json!({})),
+            (
+                "write_memory",
+                json!({"name": "x", "type": "mood", "description": "d", "body": "b"}),
+            ),
+            ("recall_memories", json!({"query": "q", "extra": true})),
+            ("list_memories", json!({"scope": "../.."})),
+        ] {
+            let line = call(&project, tool, args(value.clone()))
+                .unwrap_err()
+                .one_line();
+            assert!(
+                !line.is_empty() && !line.contains('\n'),
+                "{tool} {value}: {line}"
+            );
+        }
+    }
+}
