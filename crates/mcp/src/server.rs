@@ -4,6 +4,7 @@
 use memdir_ops::{Project, Scope};
 use memdir_prompt::{MemoryPrompt, PromptOptions, load_memory_prompt};
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
@@ -21,6 +22,20 @@ const PROMPT_NAME: &str = "memory";
 
 /// Resource URIs: `memdir:///` and the file's path in the memory folder.
 const URI_PREFIX: &str = "memdir:///";
+
+/// What a path segment of a resource URI keeps as it is; the rest is
+/// percent-encoded (`/` separates segments and stays).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b'/');
+
+/// The URI of the memory at `file` (relative to the memory folder).
+fn resource_uri(file: &str) -> String {
+    format!("{URI_PREFIX}{}", utf8_percent_encode(file, SEGMENT))
+}
 
 /// The server: a project whose paths are resolved once; its folders are
 /// read afresh on every request.
@@ -76,7 +91,7 @@ fn list_resources(project: &Project) -> Result<Vec<Resource>, ToolError> {
         .memories
         .into_iter()
         .map(|m| {
-            let resource = Resource::new(format!("{URI_PREFIX}{}", m.filename), m.filename.clone())
+            let resource = Resource::new(resource_uri(&m.filename), m.filename.clone())
                 .with_mime_type("text/markdown");
             match m.description {
                 Some(d) => resource.with_description(d),
@@ -89,14 +104,17 @@ fn list_resources(project: &Project) -> Result<Vec<Resource>, ToolError> {
 /// A resource's text: only a memory the folder's scan lists (the scan
 /// follows no links), so no URI reaches outside the folder.
 fn read_resource(project: &Project, uri: &str) -> Result<Option<String>, ToolError> {
-    let Some(file) = uri.strip_prefix(URI_PREFIX) else {
+    let Some(encoded) = uri.strip_prefix(URI_PREFIX) else {
+        return Ok(None);
+    };
+    let Ok(file) = percent_decode_str(encoded).decode_utf8() else {
         return Ok(None);
     };
     let listed = list_resources(project)?.into_iter().any(|r| r.name == file);
     if !listed {
         return Ok(None);
     }
-    tools::read_file(project, Scope::Private, file).map(Some)
+    tools::read_file(project, Scope::Private, &file).map(Some)
 }
 
 impl ServerHandler for MemdirServer {
@@ -224,6 +242,51 @@ impl ServerHandler for MemdirServer {
                 format!("no memory at {uri}"),
                 None,
             )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memdir_ops::{Environment, ProjectOptions};
+
+    #[test]
+    fn resources_are_the_listed_memories_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let memory = tmp.path().join("memory");
+        std::fs::create_dir_all(&memory).unwrap();
+        std::fs::write(
+            memory.join("deploy notes.md"),
+            "---\nname: deploy notes\ndescription: how we deploy\ntype: project\n---\nStaging first.\n",
+        )
+        .unwrap();
+        std::fs::write(tmp.path().join("outside.md"), "not memory").unwrap();
+        let project = Project::open(
+            Environment::new().with_home(tmp.path().join("home")),
+            &ProjectOptions {
+                dir: Some(tmp.path().to_path_buf()),
+                memory_dir: Some(memory),
+                settings_file: None,
+            },
+        )
+        .unwrap();
+        let resources = list_resources(&project).unwrap();
+        assert_eq!(resources.len(), 1);
+        assert_eq!(resources[0].uri, "memdir:///deploy%20notes.md");
+        let text = read_resource(&project, &resources[0].uri).unwrap().unwrap();
+        assert!(text.contains("Staging first."), "{text}");
+        for hostile in [
+            "memdir:///../outside.md",
+            "memdir:///%2E%2E/outside.md",
+            "memdir:///%2e%2e%2foutside.md",
+            "file:///etc/passwd",
+            "memdir:///%FF.md",
+        ] {
+            assert!(
+                read_resource(&project, hostile).unwrap().is_none(),
+                "{hostile}"
+            );
         }
     }
 }

@@ -24,7 +24,7 @@ pub(crate) enum ToolError {
     #[error("no tool is named {0:?}")]
     UnknownTool(String),
     /// The arguments do not match the tool's input schema.
-    #[error("invalid arguments")]
+    #[error("invalid arguments: {0}")]
     Arguments(#[source] serde_json::Error),
     /// The use case refused or failed.
     #[error(transparent)]
@@ -53,15 +53,12 @@ impl ToolError {
     pub(crate) fn one_line(&self) -> String {
         let mut text = self.to_string();
         let mut source = std::error::Error::source(self);
-        // `Ops` is transparent: its own message is already the first part.
-        if matches!(
-            self,
-            ToolError::Ops(_) | ToolError::Scan(_) | ToolError::Read(_)
-        ) {
-            source = source.and_then(std::error::Error::source);
-        }
         while let Some(cause) = source {
-            let _ = write!(text, ": {cause}");
+            // A message that already shows its cause is not repeated.
+            let cause_text = cause.to_string();
+            if !text.contains(&cause_text) {
+                let _ = write!(text, ": {cause_text}");
+            }
             source = cause.source();
         }
         text.replace(['\n', '\r'], " ")
