@@ -21,6 +21,7 @@ mod index_fix;
 mod list;
 mod log;
 mod logger;
+mod mcp;
 mod output;
 mod paths;
 mod prompt;
@@ -125,6 +126,9 @@ enum Command {
     /// Distil the daily logs not yet read into topic files and MEMORY.md,
     /// with a restricted agent.
     Dream(dream::DreamArgs),
+    /// Serve the project's memory to any MCP-capable agent: an MCP server
+    /// on stdio.
+    Mcp(mcp::McpArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -174,6 +178,7 @@ fn main() -> ExitCode {
         Command::Session(cmd) => session::run(cmd, &cli.global),
         Command::Log(args) => log::run(args, &cli.global),
         Command::Dream(args) => dream::run(args, &cli.global),
+        Command::Mcp(args) => mcp::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -11,6 +11,7 @@ mod golden;
 mod hooks;
 mod leading_dash;
 mod log;
+mod mcp;
 mod memories;
 mod paths;
 mod project_dir_name;
