@@ -12,6 +12,7 @@
 mod add;
 mod agent;
 mod context;
+mod edit;
 mod extract;
 mod hook;
 mod hooks_install;
@@ -117,6 +118,10 @@ enum Command {
     /// compaction injects them.
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Edit the memory files by hand: a list by source (user, project,
+    /// local, managed, auto memory, team memory); Enter opens one in
+    /// $VISUAL or $EDITOR.
+    Edit(edit::EditArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -164,6 +169,7 @@ fn main() -> ExitCode {
         Command::Hook(cmd) => Ok(hook::run(*cmd, &cli.global)),
         Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
         Command::Session(cmd) => session::run(cmd, &cli.global),
+        Command::Edit(args) => edit::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
