@@ -268,6 +268,33 @@ fn a_background_save_is_noticed_and_esc_quits() {
 }
 
 #[test]
+fn team_memory_is_listed_when_on_and_visual_wins_over_editor() {
+    if !tmux_available() {
+        return;
+    }
+    let world = World::new();
+    let mut env = world.env();
+    env.retain(|(k, _)| *k != "EDITOR");
+    env.push(("EDITOR", "false".to_owned()));
+    env.push(("VISUAL", world.path("editor.sh").display().to_string()));
+    env.push(("MEMDIR_TEAM", "1".to_owned()));
+    let pane = Pane::start(&env);
+    pane.send(&[&world.command(), "Enter"]);
+    pane.wait_for("Team memory");
+    // G goes to the last row: the team index.
+    pane.send(&["G", "Enter"]);
+    let screen = pane.wait_for("Created and edited the team memory file");
+    assert!(flat(&screen).contains("(from $VISUAL)"), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(world.path("memory/team/MEMORY.md")).unwrap(),
+        "a line from the editor\n"
+    );
+    assert!(!world.path("memory/MEMORY.md").exists());
+    pane.send(&["q"]);
+    pane.wait_for("exit=0");
+}
+
+#[test]
 fn the_managed_file_is_not_opened() {
     if !tmux_available() {
         return;
@@ -277,7 +304,7 @@ fn the_managed_file_is_not_opened() {
     pane.send(&[&world.command(), "Enter"]);
     pane.wait_for("Auto memory");
     pane.send(&["j", "j", "j", "Enter"]);
-    pane.wait_for("read-only");
+    pane.wait_for("belongs to your administrator and is read-only");
     pane.send(&["q"]);
     pane.wait_for("exit=0");
     assert!(!world.path("memory").exists());

@@ -83,12 +83,15 @@ impl Project {
     /// Makes sure `source`'s file exists, creating its folder and an empty
     /// file when missing; `true` when it was created. A memory folder's
     /// index is created through the folder's lock (R18); an existing file
-    /// is never touched.
+    /// is never touched. The managed file is never written: asking for it
+    /// is an error.
     pub fn create_memory_file(&self, source: MemoryFileSource) -> Result<bool, OpsError> {
         if source == MemoryFileSource::Managed {
-            return Err(OpsError::Empty(
-                "the managed memory file belongs to the administrator; it is read-only",
-            ));
+            return Err(OpsError::Folder(FolderError::Io {
+                path: managed_instructions_path(),
+                step: "write the administrator's (read-only) file",
+                source: io::ErrorKind::PermissionDenied.into(),
+            }));
         }
         let path = self
             .memory_file_path(source)
@@ -240,7 +243,8 @@ mod tests {
     fn managed_file_is_read_only_and_team_needs_team_memory() {
         let dir = memdir_testkit::Folders::at("home", "work");
         let p = project(&dir.root, false);
-        assert!(p.create_memory_file(MemoryFileSource::Managed).is_err());
+        let err = p.create_memory_file(MemoryFileSource::Managed).unwrap_err();
+        assert!(err.to_string().contains("read-only"), "{err}");
         assert!(matches!(
             p.create_memory_file(MemoryFileSource::TeamMem),
             Err(OpsError::TeamOff { .. })
