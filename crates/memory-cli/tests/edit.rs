@@ -304,7 +304,11 @@ fn the_managed_file_is_not_opened() {
     pane.send(&[&world.command(), "Enter"]);
     pane.wait_for("Auto memory");
     pane.send(&["j", "j", "j", "Enter"]);
-    pane.wait_for("belongs to your administrator and is read-only");
+    let screen = pane.wait_for("belongs to your administrator");
+    assert!(
+        flat(&screen).contains("belongs to your administrator and is read-only"),
+        "{screen}"
+    );
     pane.send(&["q"]);
     pane.wait_for("exit=0");
     assert!(!world.path("memory").exists());
