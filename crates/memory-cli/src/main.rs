@@ -13,6 +13,7 @@ mod add;
 mod agent;
 mod context;
 mod dream;
+mod edit;
 mod extract;
 mod hook;
 mod hooks_install;
@@ -129,6 +130,10 @@ enum Command {
     /// Serve the project's memory to any MCP-capable agent: an MCP server
     /// on stdio.
     Mcp(mcp::McpArgs),
+    /// Edit the memory files by hand: a list by source (user, project,
+    /// local, managed, auto memory, team memory); Enter opens one in
+    /// $VISUAL or $EDITOR.
+    Edit(edit::EditArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -179,6 +184,7 @@ fn main() -> ExitCode {
         Command::Log(args) => log::run(args, &cli.global),
         Command::Dream(args) => dream::run(args, &cli.global),
         Command::Mcp(args) => mcp::run(args, &cli.global),
+        Command::Edit(args) => edit::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -20,6 +20,8 @@
 //!   [`Project::session_notes_for_compact`]: a session's notes.
 //! - [`Project::append_log`], [`Project::dream`]: the daily log of
 //!   assistant mode, and its distillation into memories.
+//! - [`Project::memory_files`], [`Project::create_memory_file`]: the
+//!   memory files a user edits by hand, by source.
 //! - [`fix_index`]: repair a folder after interrupted writes.
 //!
 //! ```no_run
@@ -37,6 +39,7 @@
 //! # Ok::<(), memdir_ops::OpsError>(())
 //! ```
 
+mod edit;
 mod error;
 mod extract;
 mod hooks;
@@ -48,6 +51,7 @@ mod recall;
 mod session;
 mod team;
 
+pub use edit::MemoryFile;
 pub use error::{OpsError, SecretFound};
 pub use extract::{ExtractReport, ExtractRequest};
 pub use hooks::{HookEvent, HooksChange, KEPT_BACKUPS, SettingsScope, sanitize_session};
@@ -66,7 +70,7 @@ pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
 
 // The value types this crate's API is made of, so that a front end needs
 // this crate alone.
-pub use memdir_memtypes::MemoryType;
+pub use memdir_memtypes::{MemoryFileSource, MemoryType};
 pub use memdir_paths::{Environment, Resolution};
 pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};
 pub use memdir_session::{
