@@ -154,29 +154,16 @@ fn fill(auto_dir: &str, logs: &str, manifest: &str, max_turns: u32) -> String {
     } else {
         manifest
     };
-    // One pass, so that a value holding a placeholder's spelling is never
-    // expanded again.
-    let vars = [
-        ("{auto_dir}", auto_dir.to_owned()),
-        ("{logs}", logs.to_owned()),
-        ("{manifest}", manifest.to_owned()),
-        ("{max_turns}", max_turns.to_string()),
-    ];
-    let mut out = String::with_capacity(DREAM.len() + logs.len() + manifest.len());
-    let mut rest = DREAM;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let tail = &rest[start..];
-        if let Some((name, value)) = vars.iter().find(|(name, _)| tail.starts_with(name)) {
-            out.push_str(value);
-            rest = &tail[name.len()..];
-        } else {
-            out.push('{');
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
-    out
+    let max_turns = max_turns.to_string();
+    memdir_prompt::fill_template(
+        DREAM,
+        &[
+            ("auto_dir", auto_dir),
+            ("logs", logs),
+            ("manifest", manifest),
+            ("max_turns", &max_turns),
+        ],
+    )
 }
 
 fn try_lock(path: &Path) -> Result<Option<File>, ExtractError> {

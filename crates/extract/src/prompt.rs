@@ -39,31 +39,18 @@ pub fn instructions(i: &Instructions<'_>) -> String {
     } else {
         SINGLE
     };
-    let vars = [
-        ("{new_messages}", i.new_messages.to_string()),
-        ("{auto_dir}", i.auto_dir.to_owned()),
-        ("{team_dir}", i.team_dir.unwrap_or_default().to_owned()),
-        ("{manifest}", or_none(i.manifest).to_owned()),
-        ("{team_manifest}", or_none(i.team_manifest).to_owned()),
-        ("{max_turns}", i.max_turns.to_string()),
-    ];
-    // One pass over the template: a value that happens to contain a
-    // placeholder's spelling is never expanded again.
-    let mut out = String::with_capacity(template.len() + i.manifest.len() + i.team_manifest.len());
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let tail = &rest[start..];
-        if let Some((name, value)) = vars.iter().find(|(name, _)| tail.starts_with(name)) {
-            out.push_str(value);
-            rest = &tail[name.len()..];
-        } else {
-            out.push('{');
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
-    out
+    let (new_messages, max_turns) = (i.new_messages.to_string(), i.max_turns.to_string());
+    memdir_prompt::fill_template(
+        template,
+        &[
+            ("new_messages", &new_messages),
+            ("auto_dir", i.auto_dir),
+            ("team_dir", i.team_dir.unwrap_or_default()),
+            ("manifest", or_none(i.manifest)),
+            ("team_manifest", or_none(i.team_manifest)),
+            ("max_turns", &max_turns),
+        ],
+    )
 }
 
 #[cfg(test)]

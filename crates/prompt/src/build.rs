@@ -218,9 +218,23 @@ fn assemble(sections: &[&str], vars: &[(&str, &str)]) -> String {
     out
 }
 
-/// Replaces each `{name}` of `vars` in `template` in a single pass, so that
-/// a value that itself contains braces (an index line, a path) is inserted
-/// as it is and never scanned again. Braces that name no variable stay.
+/// `template` with each `{name}` of `vars` replaced, in a single pass, so
+/// that a value that itself contains braces (an index line, a path, a
+/// manifest) is inserted as it is and never scanned again. Braces that name
+/// no variable stay.
+///
+/// ```
+/// let text = memdir_prompt::fill_template("{a} and {b}, {c}", &[("a", "{b}"), ("b", "2")]);
+/// assert_eq!(text, "{b} and 2, {c}");
+/// ```
+#[must_use]
+pub fn fill_template(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    fill(template, vars, &mut out);
+    out
+}
+
+/// [`fill_template`] into `out`.
 fn fill(template: &str, vars: &[(&str, &str)], out: &mut String) {
     let mut rest = template;
     while let Some(open) = rest.find('{') {

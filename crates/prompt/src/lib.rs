@@ -37,6 +37,7 @@ mod load;
 
 pub use build::{
     PromptOptions, build_combined_prompt, build_daily_log_prompt, build_single_prompt,
+    fill_template,
 };
 pub use load::{MemoryPrompt, PromptMode, load_memory_prompt};
 
