@@ -173,20 +173,10 @@ pub(crate) fn parse_chat_reply(reply: &Value) -> Result<ChatReply, ModelError> {
         }
         None => StopReason::EndTurn,
     };
-    let usage = reply.get("usage");
-    let count = |name: &str| {
-        usage
-            .and_then(|u| u.get(name))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
     Ok(ChatReply::new(
         content,
         stop_reason,
-        Usage {
-            input_tokens: count("input_tokens"),
-            output_tokens: count("output_tokens"),
-        },
+        Usage::from_reply(reply, "input_tokens", "output_tokens"),
     ))
 }
 

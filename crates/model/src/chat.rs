@@ -170,6 +170,22 @@ impl Usage {
     pub fn total(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)
     }
+
+    /// The counts of a reply's `usage` object, under the backend's names
+    /// for them; a missing count is 0.
+    pub(crate) fn from_reply(reply: &Value, input: &str, output: &str) -> Usage {
+        let count = |name: &str| {
+            reply
+                .get("usage")
+                .and_then(|u| u.get(name))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        Usage {
+            input_tokens: count(input),
+            output_tokens: count(output),
+        }
+    }
 }
 
 impl Add for Usage {

@@ -219,20 +219,10 @@ pub(crate) fn parse_chat_reply(reply: &Value) -> Result<ChatReply, ModelError> {
             Some(other) => StopReason::Other(other.to_owned()),
         }
     };
-    let usage = reply.get("usage");
-    let count = |name: &str| {
-        usage
-            .and_then(|u| u.get(name))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
     Ok(ChatReply::new(
         content,
         stop_reason,
-        Usage {
-            input_tokens: count("prompt_tokens"),
-            output_tokens: count("completion_tokens"),
-        },
+        Usage::from_reply(reply, "prompt_tokens", "completion_tokens"),
     ))
 }
 
