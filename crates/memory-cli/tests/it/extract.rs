@@ -730,3 +730,33 @@ fn an_extraction_beside_team_pulls_loses_nothing_of_either() {
         "a team memory's line goes in the team index: {index}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn an_extraction_killed_mid_run_leaves_the_session_free_and_its_messages_unconsumed() {
+    let w = world();
+    let slow = ScriptedServer::start(vec![
+        answer(&json!([{"type": "text", "text": "late"}]), "end_turn")
+            .delay(std::time::Duration::from_secs(20)),
+    ]);
+    let mut child = spawn_extract(&w, &slow);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while slow.requests().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never called the model"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    // The lock died with the process; the next run is not queued, and it
+    // sees the same two messages.
+    let server = ScriptedServer::start(vec![answer(
+        &json!([{"type": "text", "text": "Nothing to keep."}]),
+        "end_turn",
+    )]);
+    let report = json_out(&run(&w, &server, &[]));
+    assert_eq!(report["ran"], true, "{report}");
+    assert_eq!(report["reason"], "ran on 2 new messages", "{report}");
+}

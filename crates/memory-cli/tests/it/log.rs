@@ -103,3 +103,78 @@ fn concurrent_entries_are_all_kept_once() {
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn writers_killed_at_any_moment_leave_whole_lines_and_lose_no_finished_one() {
+    let f = Folders::new();
+    let memory = f.root.join("memory");
+    let home = f.home.display().to_string();
+    let mut children: Vec<(usize, std::process::Child)> = (0..24)
+        .map(|i| {
+            let mut cmd = crate::command(
+                &f.project,
+                &[("HOME", home.as_str())],
+                [
+                    "log".to_owned(),
+                    "--memory-dir".to_owned(),
+                    memory.display().to_string(),
+                    format!("entry number {i}"),
+                ],
+            );
+            cmd.stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            (i, cmd.spawn().unwrap())
+        })
+        .collect();
+    // Every third writer is killed after a different short while: before,
+    // during or after its write.
+    for (i, child) in &mut children {
+        if *i % 3 == 0 {
+            std::thread::sleep(std::time::Duration::from_millis((*i as u64 % 7) * 3));
+            let _ = child.kill();
+        }
+    }
+    let mut finished = Vec::new();
+    for (i, child) in children {
+        let out = child.wait_with_output().unwrap();
+        if out.status.success() {
+            finished.push(i);
+        }
+    }
+    let today = jiff::ZonedDateTime::now().date();
+    let file = memory
+        .join("logs")
+        .join(format!("{:04}", today.year()))
+        .join(format!("{:02}", today.month()))
+        .join(format!("{today}.md"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    for line in text.lines() {
+        assert!(
+            line.starts_with("- ") && line.contains(" — entry number "),
+            "a torn line: {line:?}\n{text}"
+        );
+    }
+    for i in &finished {
+        let want = format!(" — entry number {i}");
+        assert_eq!(
+            text.lines().filter(|l| l.ends_with(&want)).count(),
+            1,
+            "{i}: {text}"
+        );
+    }
+    assert!(
+        finished.len() >= 16,
+        "the writers that were not killed all finished"
+    );
+    // No temporary file of a killed writer survives the next write.
+    let out = log(&f, &memory, &["after the kills"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("memdir-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

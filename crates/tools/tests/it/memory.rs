@@ -274,3 +274,28 @@ fn daily_logs_are_never_rewritten_by_a_tool() {
     assert!(refusal(edit).contains("daily log"));
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "- 10:00 — kept\n");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_where_a_memory_belongs_never_hangs_a_tool() {
+    let w = world();
+    let fifo = w.scope.private_path().join("stuck.md");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let edit = w.scope.edit(&EditInput {
+        file_path: fifo.display().to_string(),
+        old_string: "a".into(),
+        new_string: "b".into(),
+        replace_all: false,
+    });
+    assert!(edit.unwrap_err().to_string().contains("FIFO"));
+    // Write replaces what is in the way with a regular file, atomically.
+    write(&w.scope, &fifo, "now a file\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&fifo).unwrap(), "now a file\n");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
