@@ -35,4 +35,7 @@ pub use read::{
     MAX_SETTINGS_BYTES, Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning,
     managed_settings_path,
 };
-pub use write::{DocumentError, SettingsDocument, SettingsWriteError, update_settings_file};
+pub use write::{
+    DocumentError, ReadSettings, SettingsDocument, SettingsWriteError, read_settings_file,
+    replace_settings_file, update_settings_file,
+};

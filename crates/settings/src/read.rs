@@ -252,7 +252,12 @@ impl fmt::Display for Unusable {
 /// The bytes of the settings file at `path`, read with the bound: `Ok(None)`
 /// when there is no file.
 pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Unusable> {
-    match read_regular_file(path, MAX_SETTINGS_BYTES) {
+    read_bytes_up_to(path, MAX_SETTINGS_BYTES)
+}
+
+/// [`read_bytes`] with another limit.
+pub(crate) fn read_bytes_up_to(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, Unusable> {
+    match read_regular_file(path, limit) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.is_not_found() => Ok(None),
         Err(ReadError::NotAFile { kind, .. }) => Err(Unusable::NotAFile(kind)),

@@ -20,7 +20,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::MAX_SETTINGS_BYTES;
-use crate::read::{Unusable, parse_object, read_bytes};
+use crate::read::{Unusable, parse_object, read_bytes_up_to};
 
 /// Why a settings file was not updated. The file is unchanged in every
 /// case.
@@ -43,7 +43,8 @@ pub enum SettingsWriteError {
         /// The settings file.
         path: PathBuf,
     },
-    /// The existing file is over [`MAX_SETTINGS_BYTES`].
+    /// The existing file is over [`MAX_SETTINGS_BYTES`] (or the limit the
+    /// caller gave).
     #[error("cannot update settings {}: it is over the {limit}-byte limit", path.display())]
     TooLarge {
         /// The settings file.
@@ -121,6 +122,14 @@ pub enum SettingsWriteError {
         /// What is there: `a FIFO`, `a folder`, ….
         kind: &'static str,
     },
+    /// The file changed between the caller's read and the replacement
+    /// ([`replace_settings_file`]): another program wrote it. Nothing was
+    /// written; read it again and redo the change.
+    #[error("cannot update settings {}: it changed since it was read", path.display())]
+    ChangedMeanwhile {
+        /// The settings file.
+        path: PathBuf,
+    },
     /// The atomic replacement failed.
     #[error(transparent)]
     Write(#[from] AtomicWriteError),
@@ -143,6 +152,9 @@ pub enum SettingsWriteError {
 pub struct SettingsDocument {
     entries: Vec<(String, Box<RawValue>)>,
     changed: bool,
+    /// How deep in its file the object sits: 0 for the file itself, 1 for
+    /// the value of a top-level key ([`SettingsDocument::object`]), …
+    depth: usize,
 }
 
 impl fmt::Debug for SettingsDocument {
@@ -195,7 +207,59 @@ impl SettingsDocument {
         Ok(SettingsDocument {
             entries,
             changed: false,
+            depth: 0,
         })
+    }
+
+    /// The object under a top-level key as a document of its own, to edit
+    /// one level deeper with the same guarantees (key order and untouched
+    /// values' text kept); write it back with
+    /// [`set_object`](Self::set_object). `None` when the key is absent;
+    /// [`DocumentError::NotAnObject`] when its value is not an object.
+    ///
+    /// ```
+    /// use memdir_settings::SettingsDocument;
+    ///
+    /// let text = "{\n  \"projects\": {\n    \"/p\": {\n      \"z\": 1,\n      \"a\": 2\n    }\n  }\n}\n";
+    /// let mut doc = SettingsDocument::parse(text.as_bytes())?;
+    /// let mut projects = doc.object("projects").unwrap()?;
+    /// let mut project = projects.object("/p").unwrap()?;
+    /// project.remove("z");
+    /// project.set("b", &serde_json::json!([true]));
+    /// projects.set_object("/p", &project);
+    /// doc.set_object("projects", &projects);
+    /// assert_eq!(
+    ///     doc.to_json(),
+    ///     "{\n  \"projects\": {\n    \"/p\": {\n      \"a\": 2,\n      \"b\": [\n        true\n      ]\n    }\n  }\n}\n"
+    /// );
+    /// # Ok::<(), memdir_settings::DocumentError>(())
+    /// ```
+    #[must_use]
+    pub fn object(&self, key: &str) -> Option<Result<SettingsDocument, DocumentError>> {
+        let raw = self.raw(key)?;
+        Some(SettingsDocument::parse(raw.as_bytes()).map(|mut doc| {
+            doc.depth = self.depth + 1;
+            doc
+        }))
+    }
+
+    /// Writes back a document taken with [`object`](Self::object) (or a new
+    /// one) as the value of `key`: nothing happens when it did not change.
+    ///
+    /// # Panics
+    ///
+    /// Never: a rendered document is JSON.
+    pub fn set_object(&mut self, key: &str, object: &SettingsDocument) {
+        if !object.is_changed() && self.raw(key).is_some() {
+            return;
+        }
+        let raw = RawValue::from_string(object.render(self.depth + 1))
+            .expect("a rendered document is JSON");
+        match self.entries.iter_mut().find(|(k, _)| k == key) {
+            Some((_, old)) => *old = raw,
+            None => self.entries.push((key.to_owned(), raw)),
+        }
+        self.changed = true;
     }
 
     /// The top-level keys, in order.
@@ -233,7 +297,7 @@ impl SettingsDocument {
         if self.get(key).as_ref() == Some(value) {
             return;
         }
-        let raw = raw_value(value);
+        let raw = raw_value(value, self.depth);
         match self.entries.iter_mut().find(|(k, _)| k == key) {
             Some((_, old)) => *old = raw,
             None => self.entries.push((key.to_owned(), raw)),
@@ -280,12 +344,22 @@ impl SettingsDocument {
     /// but for the keys that changed.
     #[must_use]
     pub fn to_json(&self) -> String {
+        let mut out = self.render(0);
+        out.push('\n');
+        out
+    }
+
+    /// The object's text as it sits `depth` levels deep in a file indented
+    /// by two spaces a level: its entries one more level in, its closing
+    /// brace at `depth`.
+    fn render(&self, depth: usize) -> String {
         if self.entries.is_empty() {
-            return "{}\n".to_owned();
+            return "{}".to_owned();
         }
+        let inner = "  ".repeat(depth + 1);
         let mut out = String::from("{\n");
         for (i, (key, value)) in self.entries.iter().enumerate() {
-            out.push_str("  ");
+            out.push_str(&inner);
             out.push_str(&Value::String(key.clone()).to_string());
             out.push_str(": ");
             out.push_str(value.get());
@@ -295,16 +369,18 @@ impl SettingsDocument {
                 "\n"
             });
         }
-        out.push_str("}\n");
+        out.push_str(&"  ".repeat(depth));
+        out.push('}');
         out
     }
 }
 
-/// A new value as raw JSON, pretty-printed and indented to sit at the top
-/// level of [`SettingsDocument::to_json`]'s output.
-fn raw_value(value: &Value) -> Box<RawValue> {
+/// A new value as raw JSON, pretty-printed and indented to sit among the
+/// entries of an object `depth` levels deep in
+/// [`SettingsDocument::to_json`]'s output.
+fn raw_value(value: &Value, depth: usize) -> Box<RawValue> {
     let pretty = serde_json::to_string_pretty(value).expect("a Value always serialises");
-    let indented = pretty.replace('\n', "\n  ");
+    let indented = pretty.replace('\n', &format!("\n{}", "  ".repeat(depth + 1)));
     RawValue::from_string(indented).expect("pretty JSON with more indentation is still JSON")
 }
 
@@ -395,13 +471,38 @@ pub fn update_settings_file<T>(
 /// The document in the file at `path`, or an empty one when there is no
 /// file.
 fn read_document(path: &Path) -> Result<SettingsDocument, SettingsWriteError> {
+    read_settings_file(path, MAX_SETTINGS_BYTES).map(|read| read.document)
+}
+
+/// A settings file as [`read_settings_file`] found it: the exact bytes
+/// (`None` when there was no file) and the document they hold (empty when
+/// there was no file).
+#[derive(Clone)]
+pub struct ReadSettings {
+    /// The file's bytes, or `None` when there was no file.
+    pub bytes: Option<Vec<u8>>,
+    /// The document, to edit and pass to [`replace_settings_file`].
+    pub document: SettingsDocument,
+}
+
+/// Reads a settings file for a later [`replace_settings_file`], without a
+/// lock: checked exactly as [`update_settings_file`] checks it (a symbolic
+/// link, a FIFO, a file that is not a JSON object or sets a key twice is
+/// an error), with `limit` in place of [`MAX_SETTINGS_BYTES`] for files
+/// known to grow larger (the agent's global configuration).
+pub fn read_settings_file(path: &Path, limit: u64) -> Result<ReadSettings, SettingsWriteError> {
     let owned = || path.to_owned();
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(SettingsWriteError::Symlink { path: owned() });
     }
-    let bytes = match read_bytes(path) {
+    let bytes = match read_bytes_up_to(path, limit) {
         Ok(Some(bytes)) => bytes,
-        Ok(None) => return Ok(SettingsDocument::new()),
+        Ok(None) => {
+            return Ok(ReadSettings {
+                bytes: None,
+                document: SettingsDocument::new(),
+            });
+        }
         Err(Unusable::NotAFile(kind)) => {
             return Err(SettingsWriteError::NotAFile {
                 path: owned(),
@@ -439,20 +540,89 @@ fn read_document(path: &Path) -> Result<SettingsDocument, SettingsWriteError> {
             return Err(SettingsWriteError::NotAnObject { path: owned() });
         }
     };
-    SettingsDocument::parse(&bytes).map_err(|e| match e {
+    let document = SettingsDocument::parse(&bytes).map_err(|e| match e {
         DocumentError::InvalidJson(source) => SettingsWriteError::InvalidJson {
             path: owned(),
             source,
         },
         DocumentError::DuplicateKey(key) => SettingsWriteError::DuplicateKey { path: owned(), key },
         DocumentError::NotAnObject => SettingsWriteError::NotAnObject { path: owned() },
+    })?;
+    Ok(ReadSettings {
+        bytes: Some(bytes),
+        document,
     })
+}
+
+/// Replaces a settings file with `document`, but only if the file still
+/// holds exactly `expected` (`None`: there must still be no file), checked
+/// under the lock: a compare-and-replace for callers that read the file
+/// with [`read_settings_file`], decided on its content without a lock, and
+/// must not overwrite what another program wrote meanwhile
+/// ([`SettingsWriteError::ChangedMeanwhile`]).
+///
+/// `lock` is the lock file to hold (`None`: `.<name>.lock` beside the file,
+/// the one [`update_settings_file`] takes). `limit` bounds both the file
+/// read again and the text written. The replacement is atomic.
+///
+/// ```
+/// use memdir_settings::{SettingsWriteError, read_settings_file, replace_settings_file};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("settings.json");
+/// std::fs::write(&path, "{\"model\": \"opus\"}")?;
+/// let read = read_settings_file(&path, 1 << 20)?;
+/// let mut doc = read.document.clone();
+/// doc.set("model", &serde_json::json!("opus[1m]"));
+///
+/// // Someone else writes the file meanwhile: nothing is overwritten.
+/// std::fs::write(&path, "{\"model\": \"sonnet\"}")?;
+/// let refused = replace_settings_file(&path, None, read.bytes.as_deref(), &doc, 1 << 20);
+/// assert!(matches!(refused, Err(SettingsWriteError::ChangedMeanwhile { .. })));
+/// assert_eq!(std::fs::read_to_string(&path)?, "{\"model\": \"sonnet\"}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn replace_settings_file(
+    path: &Path,
+    lock: Option<&Path>,
+    expected: Option<&[u8]>,
+    document: &SettingsDocument,
+    limit: u64,
+) -> Result<(), SettingsWriteError> {
+    let lock_path = match lock {
+        Some(lock) => lock.to_owned(),
+        None => lock_beside(path)?,
+    };
+    let _lock = lock_file(path, &lock_path)?;
+    let now = read_settings_file(path, limit)?;
+    if now.bytes.as_deref() != expected {
+        return Err(SettingsWriteError::ChangedMeanwhile {
+            path: path.to_owned(),
+        });
+    }
+    let text = document.to_json();
+    let len = text.len() as u64;
+    if len > limit {
+        return Err(SettingsWriteError::WouldBeTooLarge {
+            path: path.to_owned(),
+            len,
+            limit,
+        });
+    }
+    atomic_write(path, text.as_bytes())?;
+    log::debug!("replaced settings {}", path.display());
+    Ok(())
 }
 
 /// Takes the exclusive lock on `.<name>.lock` beside `path`, waiting for
 /// another holder. The lock is released when the file is dropped, or when
 /// its process dies.
 fn lock(path: &Path) -> Result<File, SettingsWriteError> {
+    lock_file(path, &lock_beside(path)?)
+}
+
+/// `.<name>.lock` beside `path`.
+fn lock_beside(path: &Path) -> Result<PathBuf, SettingsWriteError> {
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(AtomicWriteError::NotAFilePath {
             path: path.to_owned(),
@@ -462,7 +632,13 @@ fn lock(path: &Path) -> Result<File, SettingsWriteError> {
     let mut lock_name = std::ffi::OsString::from(".");
     lock_name.push(name);
     lock_name.push(".lock");
-    let lock_path = parent.join(lock_name);
+    Ok(parent.join(lock_name))
+}
+
+/// Takes the exclusive lock `lock_path` for updating `path`, waiting for
+/// another holder.
+fn lock_file(path: &Path, lock_path: &Path) -> Result<File, SettingsWriteError> {
+    let lock_path = lock_path.to_owned();
     let failed = |source| SettingsWriteError::Lock {
         lock: lock_path.clone(),
         source,

@@ -442,3 +442,78 @@ fn set_raw_keeps_the_text_it_is_given_and_refuses_what_is_not_json() {
     same.set_raw("a", "[1]").unwrap();
     assert!(!same.is_changed(), "the same text is no change");
 }
+
+#[test]
+fn a_nested_object_is_edited_in_place_keeping_its_keys_order_and_text() {
+    let text = "{\n  \"a\": 1,\n  \"projects\": {\n    \"/p\": {\n      \"z\": {\"keep\" : [1,2]},\n      \"old\": true,\n      \"b\": 2\n    },\n    \"/q\": {\"x\": 1}\n  }\n}\n";
+    let mut doc = SettingsDocument::parse(text.as_bytes()).unwrap();
+    let mut projects = doc.object("projects").unwrap().unwrap();
+    let mut p = projects.object("/p").unwrap().unwrap();
+    p.remove("old");
+    p.set("new", &json!({"list": [1]}));
+    projects.set_object("/p", &p);
+    doc.set_object("projects", &projects);
+    let expected = "{\n  \"a\": 1,\n  \"projects\": {\n    \"/p\": {\n      \"z\": {\"keep\" : [1,2]},\n      \"b\": 2,\n      \"new\": {\n        \"list\": [\n          1\n        ]\n      }\n    },\n    \"/q\": {\"x\": 1}\n  }\n}\n";
+    assert_eq!(doc.to_json(), expected);
+    assert_eq!(
+        serde_json::from_str::<Value>(&doc.to_json()).unwrap()["projects"]["/p"]["new"]["list"][0],
+        1
+    );
+}
+
+#[test]
+fn an_unchanged_nested_object_leaves_the_document_unchanged() {
+    let text = "{\"projects\": {\"/p\": {\"b\": 1, \"a\": 2}}}";
+    let mut doc = SettingsDocument::parse(text.as_bytes()).unwrap();
+    let projects = doc.object("projects").unwrap().unwrap();
+    doc.set_object("projects", &projects);
+    assert!(!doc.is_changed());
+    assert!(doc.object("missing").is_none());
+    let mut not_object = SettingsDocument::parse(b"{\"p\": null, \"l\": [1]}").unwrap();
+    assert!(matches!(
+        not_object.object("p"),
+        Some(Err(DocumentError::NotAnObject))
+    ));
+    assert!(matches!(
+        not_object.object("l"),
+        Some(Err(DocumentError::NotAnObject))
+    ));
+    // A new nested object is written at its depth.
+    let mut fresh = SettingsDocument::new();
+    fresh.set("k", &json!("v"));
+    not_object.set_object("p", &fresh);
+    assert_eq!(
+        not_object.to_json(),
+        "{\n  \"p\": {\n    \"k\": \"v\"\n  },\n  \"l\": [1]\n}\n"
+    );
+}
+
+#[test]
+fn replace_refuses_a_file_that_appeared_or_vanished_since_the_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    let read = read_settings_file(&path, MAX_SETTINGS_BYTES).unwrap();
+    assert!(read.bytes.is_none());
+    write(&path, "{}");
+    let mut doc = read.document.clone();
+    doc.set("k", &json!(1));
+    assert!(matches!(
+        replace_settings_file(&path, None, None, &doc, MAX_SETTINGS_BYTES),
+        Err(SettingsWriteError::ChangedMeanwhile { .. })
+    ));
+    let read = read_settings_file(&path, MAX_SETTINGS_BYTES).unwrap();
+    fs::remove_file(&path).unwrap();
+    assert!(matches!(
+        replace_settings_file(&path, None, read.bytes.as_deref(), &doc, MAX_SETTINGS_BYTES),
+        Err(SettingsWriteError::ChangedMeanwhile { .. })
+    ));
+    replace_settings_file(&path, None, None, &doc, MAX_SETTINGS_BYTES).unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"k\": 1\n}\n");
+    // A larger limit reads a file past the settings limit.
+    write(&path, &format!("{{\"big\": \"{}\"}}", "x".repeat(2 << 20)));
+    assert!(matches!(
+        read_settings_file(&path, MAX_SETTINGS_BYTES),
+        Err(SettingsWriteError::TooLarge { .. })
+    ));
+    assert!(read_settings_file(&path, 8 << 20).is_ok());
+}

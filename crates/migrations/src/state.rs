@@ -1,0 +1,172 @@
+//! memdir's own records of the migrations, beside the agent's files but
+//! never in them: done-flags and input fingerprints in
+//! `<base>/memdir/state.json`, one JSON line per applied migration in
+//! `<base>/memdir/migrations.jsonl`, and the global configuration's
+//! backups in `<base>/backups/`.
+
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use memdir_settings::{SettingsDocument, read_settings_file, replace_settings_file};
+use serde::{Deserialize, Serialize};
+
+use crate::{KEPT_BACKUPS, MigrationError};
+
+/// The key of `state.json` that holds the migrations' part.
+const STATE_KEY: &str = "migrations";
+
+/// The migrations' part of `state.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct State {
+    /// Done-flags: migration id -> when it ran (RFC 3339).
+    #[serde(default)]
+    pub(crate) done: BTreeMap<String, String>,
+    /// How many migrations the table had at the last full run.
+    #[serde(default)]
+    pub(crate) table: usize,
+    /// The inputs of the last full run: path -> fingerprint.
+    #[serde(default)]
+    pub(crate) inputs: BTreeMap<String, String>,
+}
+
+/// `state.json` as read: its whole document (other keys are kept), the
+/// bytes for the compare-and-replace, and the migrations' part.
+pub(crate) struct StateFile {
+    bytes: Option<Vec<u8>>,
+    doc: SettingsDocument,
+    pub(crate) state: State,
+}
+
+impl StateFile {
+    /// Reads `path`; a missing file is an empty state. A damaged one is an
+    /// error naming it: done-flags that cannot be read must not be taken
+    /// as "never ran".
+    pub(crate) fn load(path: &Path) -> Result<StateFile, String> {
+        let read = read_settings_file(path, memdir_settings::MAX_SETTINGS_BYTES)
+            .map_err(|e| e.to_string())?;
+        let state = match read.document.get(STATE_KEY) {
+            None => State::default(),
+            Some(value) => serde_json::from_value(value).map_err(|e| {
+                format!(
+                    "cannot read {}: its {STATE_KEY:?} is not in memdir's shape ({e})",
+                    path.display()
+                )
+            })?,
+        };
+        Ok(StateFile {
+            bytes: read.bytes,
+            doc: read.document,
+            state,
+        })
+    }
+
+    /// Writes the state back atomically, other keys untouched.
+    pub(crate) fn save(mut self, path: &Path) -> Result<(), MigrationError> {
+        let value = serde_json::to_value(&self.state).expect("the state serialises");
+        self.doc.set(STATE_KEY, &value);
+        if !self.doc.is_changed() {
+            return Ok(());
+        }
+        replace_settings_file(
+            path,
+            None,
+            self.bytes.as_deref(),
+            &self.doc,
+            memdir_settings::MAX_SETTINGS_BYTES,
+        )
+        .map_err(MigrationError::State)
+    }
+}
+
+/// A file's identity and version for the cheap "anything new?" test:
+/// length, modification time and inode, or `-` when there is no file.
+pub(crate) fn fingerprint(path: &Path) -> String {
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            #[cfg(unix)]
+            let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+            #[cfg(not(unix))]
+            let ino = 0;
+            format!("{}:{mtime}:{ino}", meta.len())
+        }
+        Err(_) => "-".to_owned(),
+    }
+}
+
+/// Appends one event line `{id, at, file, change}` to the log.
+pub(crate) fn append_event(
+    log: &Path,
+    id: &str,
+    at: &str,
+    file: Option<&Path>,
+    change: &str,
+) -> Result<(), MigrationError> {
+    let line = serde_json::json!({
+        "id": id,
+        "at": at,
+        "file": file.map(|f| f.display().to_string()),
+        "change": change,
+    });
+    let mut text = line.to_string();
+    text.push('\n');
+    let failed = |source| MigrationError::EventLog {
+        path: log.to_owned(),
+        source,
+    };
+    let mut out = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)
+        .map_err(failed)?;
+    // One write of one line: O_APPEND keeps concurrent lines whole.
+    out.write_all(text.as_bytes()).map_err(failed)?;
+    out.sync_data().map_err(failed)
+}
+
+/// Copies the global configuration's bytes, as read, to
+/// `<dir>/.claude.json.backup.<ms since the epoch>` (readable by the owner
+/// only: the file names accounts and projects), then keeps the
+/// [`KEPT_BACKUPS`] newest.
+pub(crate) fn backup(dir: &Path, name: &str, bytes: &[u8], now_ms: i64) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let prefix = format!("{name}.backup.");
+    let mut stamp = now_ms;
+    let (path, mut out) = loop {
+        let path = dir.join(format!("{prefix}{stamp}"));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&path) {
+            Ok(out) => break (path, out),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => stamp += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    out.write_all(bytes)?;
+    out.sync_all()?;
+    let mut copies: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)?
+        .flatten()
+        .filter_map(|entry| {
+            let file_name = entry.file_name();
+            let stamp = file_name.to_str()?.strip_prefix(&prefix)?.parse().ok()?;
+            Some((stamp, entry.path()))
+        })
+        .collect();
+    copies.sort();
+    let excess = copies.len().saturating_sub(KEPT_BACKUPS);
+    for (_, old) in &copies[..excess] {
+        if let Err(e) = std::fs::remove_file(old) {
+            log::warn!("cannot remove the old backup {}: {e}", old.display());
+        }
+    }
+    Ok(path)
+}
