@@ -23,6 +23,7 @@ mod list;
 mod log;
 mod logger;
 mod mcp;
+mod migrate;
 mod output;
 mod paths;
 mod prompt;
@@ -134,6 +135,9 @@ enum Command {
     /// local, managed, auto memory, team memory); Enter opens one in
     /// $VISUAL or $EDITOR.
     Edit(edit::EditArgs),
+    /// Migrate the agent's settings: old keys to where today's agent reads
+    /// them, retired model names to current ones; each change once.
+    Migrate(migrate::MigrateArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -182,6 +186,7 @@ fn main() -> ExitCode {
         Command::Hooks(cmd) => hooks_install::run(cmd, &cli.global),
         Command::Session(cmd) => session::run(cmd, &cli.global),
         Command::Log(args) => log::run(args, &cli.global),
+        Command::Migrate(args) => migrate::run(args, &cli.global),
         Command::Dream(args) => dream::run(args, &cli.global),
         Command::Mcp(args) => mcp::run(args, &cli.global),
         Command::Edit(args) => edit::run(args, &cli.global),

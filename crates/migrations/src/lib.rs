@@ -88,7 +88,7 @@ mod table;
 
 pub use error::MigrationError;
 pub use locations::{Locations, ProjectFiles};
-pub use run::{Outcome, Report, RunOptions, run, run_if_needed};
+pub use run::{Outcome, Problem, Report, RunOptions, run, run_if_needed};
 pub use subscription::Subscription;
 pub use table::OLD_PRO_DEFAULT;
 

@@ -49,6 +49,27 @@ pub struct Outcome {
     /// In a dry run, the change as a unified diff of each file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// Whether it was held back by something to fix (a file it needs that
+    /// cannot be used, a value of an unexpected type, a failed write)
+    /// rather than by its guard.
+    #[serde(skip)]
+    pub blocked: bool,
+}
+
+/// A file a run could not use, and what that held back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file.
+    pub path: PathBuf,
+    /// One line that starts with the path: `/h/.claude.json: it is not
+    /// valid JSON; left untouched`.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// What a run did.
@@ -57,8 +78,8 @@ pub struct Report {
     /// One outcome per migration, in the table's order.
     pub outcomes: Vec<Outcome>,
     /// The files left untouched because they could not be used (not JSON,
-    /// a symbolic link, …), one line each.
-    pub problems: Vec<String>,
+    /// a symbolic link, …).
+    pub problems: Vec<Problem>,
     /// The backup of the global configuration made before it changed.
     pub backup: Option<PathBuf>,
     /// The subscription the plan-dependent migrations saw.
@@ -109,12 +130,17 @@ impl Files {
         }
     }
 
-    fn problems(&self) -> Vec<String> {
+    fn problems(&self) -> Vec<Problem> {
         [Some(&self.global), Some(&self.user), self.local.as_ref()]
             .into_iter()
             .flatten()
-            .filter_map(|slot| slot.state.as_ref().err().cloned())
-            .map(|why| format!("{why}; left untouched"))
+            .filter_map(|slot| {
+                let why = slot.state.as_ref().err()?;
+                Some(Problem {
+                    path: slot.path.clone(),
+                    message: format!("{why}; left untouched"),
+                })
+            })
             .collect()
     }
 }
@@ -152,8 +178,24 @@ pub fn run(at: &Locations, options: &RunOptions) -> Result<Report, MigrationErro
 /// The cheap start-up run: nothing is read but memdir's state and the
 /// inputs' metadata when no input changed since the last full run
 /// (`Ok(None)`), and nothing waits when another process is running the
-/// migrations (`Ok(None)` too: it does the work).
+/// migrations (`Ok(None)` too: it does the work). Without any of the
+/// agent's files there is nothing to do and nothing is created.
 pub fn run_if_needed(at: &Locations) -> Result<Option<Report>, MigrationError> {
+    // Nothing of the agent's here (memdir used on its own): nothing to
+    // migrate, and no folder of memdir's is made.
+    let local = at.project.as_ref().map(|p| p.local_settings.as_path());
+    let agent_files = [
+        Some(at.global_config.as_path()),
+        Some(at.user_settings.as_path()),
+        local,
+    ];
+    if agent_files
+        .into_iter()
+        .flatten()
+        .all(|p| std::fs::symlink_metadata(p).is_err())
+    {
+        return Ok(None);
+    }
     if let Ok(file) = StateFile::load(&at.state_file()) {
         let same = file.state.table == TABLE.len()
             && inputs(at)
@@ -189,10 +231,16 @@ fn execute(at: &Locations, options: &RunOptions) -> Result<Report, MigrationErro
     let subscription = Subscription::read(&at.credentials);
     let mut problems = files.problems();
     if let Err(why) = &subscription {
-        problems.push(format!("{why}; the plan-dependent migrations wait"));
+        problems.push(Problem {
+            path: at.credentials.clone(),
+            message: format!("{why}; the plan-dependent migrations wait"),
+        });
     }
     if let Err(why) = &state {
-        problems.push(format!("{why}; the once-only migrations wait"));
+        problems.push(Problem {
+            path: at.state_file(),
+            message: format!("{why}; the once-only migrations wait"),
+        });
     }
     let mut run = Run {
         at,
@@ -268,6 +316,11 @@ fn take_lock(at: &Locations, wait: bool) -> Result<Option<File>, MigrationError>
     Ok(Some(file))
 }
 
+/// A time as done-flags and events record it: RFC 3339 to the second.
+fn stamp(time: Timestamp) -> String {
+    time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
 fn skipped(id: &'static str, why: &str) -> Outcome {
     Outcome {
         id,
@@ -276,6 +329,14 @@ fn skipped(id: &'static str, why: &str) -> Outcome {
         change: None,
         skipped_because: Some(why.to_owned()),
         diff: None,
+        blocked: false,
+    }
+}
+
+fn blocked(id: &'static str, why: &str) -> Outcome {
+    Outcome {
+        blocked: true,
+        ..skipped(id, why)
     }
 }
 
@@ -305,7 +366,7 @@ impl Run<'_> {
         for attempt in 0..2 {
             let (decision, edits) = decide(migration, files, self.at, subscription);
             let change = match decision {
-                Err(why) => return Ok((skipped(migration.id, &why), false)),
+                Err(why) => return Ok((blocked(migration.id, &why), false)),
                 Ok(Decision::NotNeeded(why)) => return Ok((skipped(migration.id, &why), true)),
                 Ok(Decision::Applied(change)) => change,
             };
@@ -322,14 +383,14 @@ impl Run<'_> {
                 }
                 Err(Failure::Changed(_)) => {
                     return Ok((
-                        skipped(
+                        blocked(
                             migration.id,
                             "its files kept changing while it ran; the next run tries again",
                         ),
                         false,
                     ));
                 }
-                Err(Failure::Write(why)) => return Ok((skipped(migration.id, &why), false)),
+                Err(Failure::Write(why)) => return Ok((blocked(migration.id, &why), false)),
                 Err(Failure::Fatal(e)) => return Err(e),
             }
         }
@@ -378,10 +439,10 @@ impl Run<'_> {
             });
         }
         if !self.options.dry_run {
-            let at = self.now.to_string();
+            let at = stamp(self.now);
             state::append_event(&self.at.event_log(), id, &at, target.as_deref(), change)
                 .map_err(Failure::Fatal)?;
-            log::info!("memdir migrated settings: {change}");
+            log::debug!("migrated settings: {change}");
         }
         Ok(Outcome {
             id,
@@ -390,6 +451,7 @@ impl Run<'_> {
             change: Some(change.to_owned()),
             skipped_because: None,
             diff: self.options.dry_run.then_some(diffs),
+            blocked: false,
         })
     }
 

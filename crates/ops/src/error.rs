@@ -29,6 +29,10 @@ pub enum OpsError {
     /// found on its own may be broken and is only warned about).
     #[error("the settings file given: {0}")]
     SettingsFile(#[source] memdir_memtypes::ReadError),
+    /// The settings migrations could not run (memdir's own records or
+    /// lock); files they could not use are reported, not errors.
+    #[error("settings migrations: {0}")]
+    Migration(#[source] memdir_migrations::MigrationError),
     /// The working directory cannot be read.
     #[error("cannot read the working directory")]
     WorkingDirectory(#[source] std::io::Error),

@@ -23,6 +23,9 @@
 //! - [`Project::memory_files`], [`Project::create_memory_file`]: the
 //!   memory files a user edits by hand, by source.
 //! - [`fix_index`]: repair a folder after interrupted writes.
+//! - [`migrate`]: the agent's settings migrations; [`Project::open`] also
+//!   runs them once at start-up, cheaply when nothing changed
+//!   ([`ENV_AUTO_MIGRATE`]`=0` turns that off).
 //!
 //! ```no_run
 //! use memdir_ops::{Environment, MemoryType, NewMemory, Project, ProjectOptions, Scope};
@@ -45,6 +48,7 @@ mod extract;
 mod hooks;
 mod log;
 mod memory;
+mod migrate;
 mod ordered;
 mod project;
 mod recall;
@@ -60,9 +64,11 @@ pub use memdir_extract::DreamOutcome;
 pub use memdir_extract::Outcome as ExtractOutcome;
 /// What [`fix_index`] did.
 pub use memdir_folder::FixReport;
+pub use memdir_migrations::{Outcome as MigrationOutcome, Report as MigrationReport};
 pub use memory::{
     Deleted, MAX_MEMORY_BYTES, MemoryChange, NewMemory, Saved, fix_index, memory_file_name,
 };
+pub use migrate::{ENV_AUTO_MIGRATE, migrate};
 pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_timeout};
 pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
 pub use session::{CompactView, SessionNotes, SessionUpdateRequest};

@@ -47,11 +47,17 @@ impl Project {
     /// Resolves the project's memory paths. Warnings (an invalid settings
     /// file, an ignored override) are in [`Project::warnings`] for the front
     /// end to show.
+    ///
+    /// First, the agent's settings migrations run when an input changed
+    /// since their last run (one small read and a few `stat`s otherwise;
+    /// see [`migrate`](crate::migrate)), so that what is resolved is the
+    /// configuration the agent itself now reads.
     pub fn open(env: Environment, options: &ProjectOptions) -> Result<Project, OpsError> {
         let dir = match &options.dir {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().map_err(OpsError::WorkingDirectory)?,
         };
+        crate::migrate::at_start_up(&env, &dir);
         if let Some(file) = &options.settings_file {
             memdir_memtypes::read_regular_file(file, memdir_settings::MAX_SETTINGS_BYTES)
                 .map_err(OpsError::SettingsFile)?;

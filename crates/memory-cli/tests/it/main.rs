@@ -13,6 +13,7 @@ mod leading_dash;
 mod log;
 mod mcp;
 mod memories;
+mod migrate;
 mod paths;
 mod project_dir_name;
 mod readme;
@@ -46,7 +47,7 @@ where
 }
 
 /// Variables that steer memdir; tests start without any of them.
-const MEMDIR_VARS: [&str; 9] = [
+const MEMDIR_VARS: [&str; 10] = [
     "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
     "CLAUDE_CODE_PROJECT_DIR_NAME",
     "CLAUDE_CODE_SIMPLE",
@@ -55,6 +56,7 @@ const MEMDIR_VARS: [&str; 9] = [
     "CLAUDE_CONFIG_DIR",
     "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
     "MEMDIR_TEAM",
+    "MEMDIR_AUTO_MIGRATE",
     "HOME",
 ];
 
