@@ -69,8 +69,9 @@ pub enum Fault {
     Status(u16),
     /// Waits this long, then handles the request as usual.
     Delay(Duration),
-    /// Holds the request until `in_flight` requests are in flight at once
-    /// (or `timeout` passes), then handles it as usual.
+    /// Holds the request until `in_flight` requests have been in flight at
+    /// once (or `timeout` passes), then handles it as usual; once that
+    /// many were, the gate stays open.
     Gate {
         /// How many requests in flight open the gate.
         in_flight: usize,
@@ -563,12 +564,15 @@ async fn apply_rules(state: &State, number: usize, filename: &str) -> Option<Ans
     None
 }
 
-/// Waits until `count` requests are in flight, or `timeout` passes.
+/// Waits until `count` requests have been in flight at once (at any time
+/// since the fake started), or `timeout` passes. Once reached, the gate
+/// stays open: a request that was slow to get here is not held for a
+/// second crowd that its own client cannot send while it waits.
 async fn gate(state: &State, count: usize, timeout: Duration) {
     let wait = async {
         loop {
             let changed = state.changed.notified();
-            if state.in_flight.load(Ordering::SeqCst) >= count {
+            if state.max_in_flight.load(Ordering::SeqCst) >= count {
                 return;
             }
             changed.await;
