@@ -25,6 +25,7 @@ mod logger;
 mod mcp;
 mod output;
 mod paths;
+mod persist;
 mod prompt;
 mod recall;
 mod secrets;
@@ -134,6 +135,9 @@ enum Command {
     /// local, managed, auto memory, team memory); Enter opens one in
     /// $VISUAL or $EDITOR.
     Edit(edit::EditArgs),
+    /// Upload the files a turn wrote in its outputs folder to the Files
+    /// API (BYOC environments).
+    Persist(persist::PersistArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -185,6 +189,7 @@ fn main() -> ExitCode {
         Command::Dream(args) => dream::run(args, &cli.global),
         Command::Mcp(args) => mcp::run(args, &cli.global),
         Command::Edit(args) => edit::run(args, &cli.global),
+        Command::Persist(args) => persist::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -23,6 +23,8 @@
 //! - [`Project::memory_files`], [`Project::create_memory_file`]: the
 //!   memory files a user edits by hand, by source.
 //! - [`fix_index`]: repair a folder after interrupted writes.
+//! - [`persist_outputs`]: upload a turn's output files to the Files API
+//!   (BYOC environments only).
 //!
 //! ```no_run
 //! use memdir_ops::{Environment, MemoryType, NewMemory, Project, ProjectOptions, Scope};
@@ -46,6 +48,7 @@ mod hooks;
 mod log;
 mod memory;
 mod ordered;
+mod persist;
 mod project;
 mod recall;
 mod session;
@@ -63,6 +66,7 @@ pub use memdir_folder::FixReport;
 pub use memory::{
     Deleted, MAX_MEMORY_BYTES, MemoryChange, NewMemory, Saved, fix_index, memory_file_name,
 };
+pub use persist::{PersistReport, PersistRequest, persist_outputs};
 pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_timeout};
 pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
 pub use session::{CompactView, SessionNotes, SessionUpdateRequest};
@@ -70,6 +74,10 @@ pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
 
 // The value types this crate's API is made of, so that a front end needs
 // this crate alone.
+pub use memdir_filepersist::{
+    DEFAULT_UPLOAD_CONCURRENCY, DisabledReason as PersistDisabled, FILE_COUNT_LIMIT, FileError,
+    FileOutcome, Outcome as PersistOutcome, SkipReason, Skipped, UploadedFile,
+};
 pub use memdir_memtypes::{MemoryFileSource, MemoryType};
 pub use memdir_paths::{Environment, Resolution};
 pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};

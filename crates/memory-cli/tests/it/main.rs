@@ -14,6 +14,7 @@ mod log;
 mod mcp;
 mod memories;
 mod paths;
+mod persist;
 mod project_dir_name;
 mod readme;
 mod secrets;
