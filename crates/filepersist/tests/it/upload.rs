@@ -442,3 +442,32 @@ fn nothing_to_upload_sends_nothing() {
     assert!(report.outcome.all_uploaded());
     assert_eq!(api.request_count(), 0);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_file_or_folder_swapped_for_a_link_after_the_search_is_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "secret.txt", b"outside");
+    write(outside.path(), "sub/a.txt", b"outside");
+    let api = FilesApi::start(FakeAuth::ApiKey(KEY.into()));
+    let uploader = memdir_filepersist::Uploader::new(
+        &api.url(),
+        Credential::ApiKey(KEY.into()),
+        fast_upload(2),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    // As if the search had found `a.txt` and `sub/a.txt`, and then both
+    // were replaced by links leading out.
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("a.txt")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("sub"), root.join("sub")).unwrap();
+    let outcomes = uploader.upload_all(&root, &["a.txt".into(), "sub/a.txt".into()], &|_| {});
+    for outcome in &outcomes {
+        assert_eq!(outcome.result, Err(FileError::Symlink), "{}", outcome.path);
+    }
+    // Gone since the search: reported, not an error of the run.
+    let gone = uploader.upload_one(&root, "gone.txt");
+    assert_eq!(gone.result, Err(FileError::Vanished));
+    assert_eq!(api.request_count(), 0);
+}

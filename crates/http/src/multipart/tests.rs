@@ -1,3 +1,5 @@
+//! Unit tests of the multipart encoder: layout, quoting, boundaries.
+
 use super::*;
 
 fn boundary_of(content_type: &str) -> &str {
