@@ -258,6 +258,21 @@ impl Request {
     pub fn url(&self) -> &Url {
         &self.url
     }
+
+    /// The body (empty for a `GET`).
+    #[must_use]
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
+    /// The value of the first header named `name` (any case), if any.
+    #[must_use]
+    pub fn header_value(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// A complete HTTP response: any status, its headers, and its body, read

@@ -59,6 +59,15 @@ pub enum Error {
         source: Source,
     },
 
+    /// A `multipart/form-data` body could not be made.
+    #[error("cannot build a multipart body: {problem}{}", detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Multipart {
+        /// What was wrong.
+        problem: MultipartProblem,
+        /// The system's word on it, when there is one.
+        detail: Option<String>,
+    },
+
     /// The response body is larger than the client reads.
     #[error("the response body from {url} is larger than the limit of {limit} bytes")]
     BodyTooLarge {
@@ -77,7 +86,8 @@ impl Error {
         matches!(self, Error::Transport { .. } | Error::Timeout { .. })
     }
 
-    /// The cleaned URL the error is about.
+    /// The cleaned URL the error is about; empty for a body that could not
+    /// be built.
     #[must_use]
     pub fn url(&self) -> &str {
         match self {
@@ -86,6 +96,7 @@ impl Error {
             | Error::Timeout { url, .. }
             | Error::Transport { url, .. }
             | Error::BodyTooLarge { url, .. } => url,
+            Error::Multipart { .. } => "",
         }
     }
 }
@@ -118,6 +129,34 @@ impl fmt::Display for UrlProblem {
             UrlProblem::NoHost => "it names no host",
             UrlProblem::Port => "the port is out of range",
             UrlProblem::Fragment => "it has a #fragment",
+        })
+    }
+}
+
+/// Why a [`Multipart`](crate::Multipart) body could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MultipartProblem {
+    /// The body has no part.
+    NoParts,
+    /// A part's media type is empty, or holds a control character or a
+    /// character outside ASCII.
+    ContentType,
+    /// The system gave no random bytes for a boundary.
+    Random,
+    /// Every random boundary tried occurs in the content.
+    Boundary,
+}
+
+impl fmt::Display for MultipartProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MultipartProblem::NoParts => "it has no part",
+            MultipartProblem::ContentType => {
+                "a content type is empty or holds characters a header cannot carry"
+            }
+            MultipartProblem::Random => "no random bytes for a boundary",
+            MultipartProblem::Boundary => "every boundary tried occurs in the content",
         })
     }
 }

@@ -14,6 +14,8 @@
 //! - [`Url`] — an absolute `http(s)` URL on the `http` crate's URI type,
 //!   with the loopback rule ([`Url::is_loopback`]) and the cleaned form
 //!   that every error and log line shows ([`Url::redacted`]).
+//! - [`Multipart`] — a `multipart/form-data` body of file parts with a
+//!   random boundary checked against the content, as a `POST` [`Request`].
 //! - [`Error`] — what can fail before a complete response is in hand. An
 //!   HTTP status is never an error here.
 //!
@@ -37,12 +39,14 @@
 
 mod client;
 mod error;
+mod multipart;
 mod retry;
 mod retry_after;
 mod url;
 
 pub use client::{ClientConfig, DEFAULT_MAX_BODY, HttpClient, Request, Response, USER_AGENT};
-pub use error::{Error, UrlProblem};
+pub use error::{Error, MultipartProblem, UrlProblem};
+pub use multipart::{Multipart, quote_name};
 pub use retry::{Backoff, LongRetryAfter, RetryPolicy, RetryWhen};
 pub use retry_after::{format_http_date, parse_retry_after};
 /// The `http` crate's types, as ureq re-exports them ([`http::Uri`],

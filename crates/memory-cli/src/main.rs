@@ -26,6 +26,7 @@ mod mcp;
 mod migrate;
 mod output;
 mod paths;
+mod persist;
 mod prompt;
 mod recall;
 mod secrets;
@@ -138,6 +139,9 @@ enum Command {
     /// Migrate the agent's settings: old keys to where today's agent reads
     /// them, retired model names to current ones; each change once.
     Migrate(migrate::MigrateArgs),
+    /// Upload the files a turn wrote in its outputs folder to the Files
+    /// API (BYOC environments).
+    Persist(persist::PersistArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -190,6 +194,7 @@ fn main() -> ExitCode {
         Command::Dream(args) => dream::run(args, &cli.global),
         Command::Mcp(args) => mcp::run(args, &cli.global),
         Command::Edit(args) => edit::run(args, &cli.global),
+        Command::Persist(args) => persist::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -121,6 +121,10 @@ pub enum OpsError {
         /// The rule that turned it off.
         by: String,
     },
+    /// File persistence could not run (the outputs folder, the session id
+    /// or the base URL is unusable).
+    #[error(transparent)]
+    Persist(#[from] memdir_filepersist::PersistError),
     /// No model is configured, and the use case needs one.
     #[error(
         "no model is configured: set ANTHROPIC_API_KEY, or OPENAI_BASE_URL (and MEMDIR_MODEL) for an OpenAI-compatible server"
@@ -214,6 +218,7 @@ impl OpsError {
             OpsError::InvalidMemoryDir(_)
             | OpsError::InvalidName { .. }
             | OpsError::SecretsFound { .. }
+            | OpsError::Persist(memdir_filepersist::PersistError::UnsafeSessionId { .. })
             | OpsError::Session(memdir_session::SessionError::Link { .. }) => true,
             OpsError::Folder(e) => e.is_refusal(),
             _ => false,

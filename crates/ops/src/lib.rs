@@ -26,6 +26,8 @@
 //! - [`migrate`]: the agent's settings migrations; [`Project::open`] also
 //!   runs them once at start-up, cheaply when nothing changed
 //!   ([`ENV_AUTO_MIGRATE`]`=0` turns that off).
+//! - [`persist_outputs`]: upload a turn's output files to the Files API
+//!   (BYOC environments only).
 //!
 //! ```no_run
 //! use memdir_ops::{Environment, MemoryType, NewMemory, Project, ProjectOptions, Scope};
@@ -50,6 +52,7 @@ mod log;
 mod memory;
 mod migrate;
 mod ordered;
+mod persist;
 mod project;
 mod recall;
 mod session;
@@ -69,6 +72,7 @@ pub use memory::{
     Deleted, MAX_MEMORY_BYTES, MemoryChange, NewMemory, Saved, fix_index, memory_file_name,
 };
 pub use migrate::{ENV_AUTO_MIGRATE, migrate};
+pub use persist::{PersistReport, PersistRequest, persist_outputs};
 pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_timeout};
 pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
 pub use session::{CompactView, SessionNotes, SessionUpdateRequest};
@@ -76,6 +80,10 @@ pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
 
 // The value types this crate's API is made of, so that a front end needs
 // this crate alone.
+pub use memdir_filepersist::{
+    DEFAULT_UPLOAD_CONCURRENCY, DisabledReason as PersistDisabled, FILE_COUNT_LIMIT, FileError,
+    FileOutcome, Outcome as PersistOutcome, SkipReason, Skipped, UploadedFile,
+};
 pub use memdir_memtypes::{MemoryFileSource, MemoryType};
 pub use memdir_paths::{Environment, Resolution};
 pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};

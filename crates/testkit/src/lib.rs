@@ -8,6 +8,9 @@
 //! - [`Proxy`] forwards connections to an upstream address, counting the
 //!   bytes clients send and the requests by method, with a hook that runs
 //!   before chosen requests are forwarded.
+//! - [`files_api::FilesApi`] fakes the Anthropic Files API (`POST
+//!   /v1/files`) with hyper and a real multipart parser, scriptable with
+//!   429s, 5xx, delays and gates, recording the most requests in flight.
 //! - [`dead_url`] names a port nobody listens on, for refused connections.
 //! - [`run_test_with_proxy`] runs one test of the current binary again as
 //!   a child with a proxy in its environment.
@@ -50,6 +53,7 @@
 
 pub mod anthropic;
 mod child;
+pub mod files_api;
 mod postgres;
 mod proxy;
 mod server;

@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
 mod client;
+mod multipart;
 mod proxy;
 mod retry;

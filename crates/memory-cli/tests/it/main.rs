@@ -15,6 +15,7 @@ mod mcp;
 mod memories;
 mod migrate;
 mod paths;
+mod persist;
 mod project_dir_name;
 mod readme;
 mod secrets;
