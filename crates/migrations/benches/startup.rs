@@ -4,7 +4,10 @@
 //! every file. Cost should stay flat in the global file's size for the
 //! check and grow with it for the full run.
 
-#![allow(clippy::unwrap_used, reason = "a benchmark that cannot set up should stop")]
+#![allow(
+    clippy::unwrap_used,
+    reason = "a benchmark that cannot set up should stop"
+)]
 
 use std::fmt::Write as _;
 use std::path::Path;
