@@ -126,6 +126,6 @@ pub fn persist_files(
         _ => Vec::new(),
     };
     let outcome = Outcome::Uploaded(outcomes);
-    log::info!("{outcome}");
+    log::debug!("{outcome}");
     Ok(Report { outcome, found })
 }
