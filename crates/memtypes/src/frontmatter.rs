@@ -33,6 +33,7 @@
 //! `parsed` and `render`. None imports this module's own items.
 
 mod block;
+mod extra;
 mod parse;
 mod parsed;
 mod recover;
@@ -42,8 +43,9 @@ mod update;
 mod values;
 mod yaml;
 
+pub use extra::{MemdirValue, set_memdir_key};
 pub use parse::{parse_memory, parse_memory_str};
-pub use parsed::{Diagnostic, FrontmatterShape, Header, ParsedMemory};
+pub use parsed::{Diagnostic, FrontmatterShape, Header, MEMDIR_KEYS, ParsedMemory};
 pub use render::render_memory;
 pub use update::update_memory;
 pub use values::parse_iso_time;

@@ -102,6 +102,8 @@ fn memories(n: usize) -> Vec<MemoryHeader> {
                     pick(5),
                     pick(6)
                 ),
+                supersedes: Vec::new(),
+                superseded_by: None,
             }
         })
         .collect()

@@ -87,6 +87,8 @@ mod tests {
             description: None,
             memory_type: None,
             body_head: String::new(),
+            supersedes: Vec::new(),
+            superseded_by: None,
         }
     }
 

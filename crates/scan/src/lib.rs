@@ -81,6 +81,12 @@ pub struct MemoryHeader {
     /// The part of the body within the lines read: weaker evidence of what
     /// the memory is about than its name and description.
     pub body_head: String,
+    /// The memory files this one replaces (frontmatter `supersedes:`,
+    /// relative to the memory folder): recall and the manifest leave those
+    /// out.
+    pub supersedes: Vec<String>,
+    /// The memory that replaced this one (frontmatter `supersededBy:`).
+    pub superseded_by: Option<String>,
 }
 
 /// Options of a scan.

@@ -24,6 +24,8 @@ use crate::MemoryHeader;
 ///     description: None,
 ///     memory_type: None,
 ///     body_head: String::new(),
+///     supersedes: Vec::new(),
+///     superseded_by: None,
 /// };
 /// assert_eq!(format_manifest(&[m]), "- notes/db.md (2025-11-24T16:00:00.000Z)");
 /// ```
@@ -68,6 +70,8 @@ mod tests {
             description: d.map(Into::into),
             memory_type: t,
             body_head: String::new(),
+            supersedes: Vec::new(),
+            superseded_by: None,
         }
     }
 

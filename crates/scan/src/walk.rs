@@ -438,6 +438,8 @@ impl Reader<'_> {
             description: parsed.header.description,
             memory_type: parsed.header.memory_type,
             body_head: parsed.body,
+            supersedes: parsed.supersedes,
+            superseded_by: parsed.superseded_by,
         })
     }
 }

@@ -112,6 +112,16 @@ pub struct ParsedMemory {
     /// under `metadata:`), when it is a valid ISO 8601 time. It may lie in
     /// the future; [`effective_time_ms`](crate::effective_time_ms) caps it.
     pub modified: Option<jiff::Timestamp>,
+    /// When a person or `memdir verify` last checked the memory against the
+    /// project (`verified:`, an ISO 8601 time), when valid.
+    pub verified: Option<jiff::Timestamp>,
+    /// The memory files this one replaces (`supersedes:`, a list of file
+    /// names relative to the memory folder, or one name): recall and the
+    /// manifest never offer those.
+    pub supersedes: Vec<String>,
+    /// The memory file that replaced this one (`supersededBy:`), when one
+    /// did.
+    pub superseded_by: Option<String>,
     /// Keys of the frontmatter that memdir does not use, sorted; those under
     /// `metadata:` as `metadata.<key>`. Keeping them is not an error; they
     /// are listed so that a rewrite can warn about them.
@@ -152,5 +162,9 @@ impl fmt::Display for FrontmatterShape {
 
 /// The keys memdir reads, at the top level and under `metadata:`.
 pub(super) const KNOWN_KEYS: [&str; 4] = ["name", "description", "type", "modified"];
+
+/// memdir's own top-level keys, read beside the known ones and written
+/// only by [`set_memdir_key`](crate::set_memdir_key).
+pub const MEMDIR_KEYS: [&str; 3] = ["verified", "supersedes", "supersededBy"];
 /// The key of the nested block (R2.5).
 pub(super) const METADATA: &str = "metadata";

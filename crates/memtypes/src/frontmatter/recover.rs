@@ -2,7 +2,7 @@
 //! YAML (common in model-written files), in either shape (R2.5).
 
 use super::parsed::{FrontmatterShape, METADATA, ParsedMemory};
-use super::values::{modified_text, type_text};
+use super::values::{modified_text, names_text, type_text};
 
 /// The raw values of the known keys in one place (top level or
 /// `metadata:`) of a block that is not valid YAML; the first occurrence wins.
@@ -12,6 +12,9 @@ struct Recovered {
     description: Option<String>,
     memory_type: Option<String>,
     modified: Option<String>,
+    verified: Option<String>,
+    supersedes: Option<String>,
+    superseded_by: Option<String>,
 }
 
 impl Recovered {
@@ -23,6 +26,9 @@ impl Recovered {
             "description" => &mut self.description,
             "type" => &mut self.memory_type,
             "modified" => &mut self.modified,
+            "verified" if prefix.is_empty() => &mut self.verified,
+            "supersedes" if prefix.is_empty() => &mut self.supersedes,
+            "supersededBy" if prefix.is_empty() => &mut self.superseded_by,
             other => {
                 if !other.is_empty() && !other.contains(char::is_whitespace) {
                     unknown.push(format!("{prefix}{other}"));
@@ -103,6 +109,11 @@ pub(super) fn recover_lines(yaml: &str, parsed: &mut ParsedMemory) {
             meta.modified
                 .and_then(|m| modified_text("metadata.modified", &m, diags))
         });
+    parsed.verified = top
+        .verified
+        .and_then(|v| modified_text("verified", &v, diags));
+    parsed.supersedes = top.supersedes.map(|s| names_text(&s)).unwrap_or_default();
+    parsed.superseded_by = top.superseded_by;
 }
 
 /// A value with one pair of surrounding quotes removed. Escapes are read

@@ -429,3 +429,68 @@ fn recovery_reads_escapes_the_renderer_writes() {
     let parsed = parse_memory_str("---\nname: \"a\\x41\"\nbroken: x: y\n---\n");
     assert_eq!(parsed.header.name.as_deref(), Some("a\\x41"));
 }
+
+#[test]
+fn memdir_keys_are_read_in_both_shapes_and_never_counted_unknown() {
+    let text = "---\nname: n\nmetadata:\n  type: project\nverified: 2026-11-30T10:00:00Z\nsupersedes: [old.md, \"older.md\"]\nsupersededBy: newer.md\n---\nb\n";
+    let m = parse_memory_str(text);
+    assert_eq!(m.verified, Some("2026-11-30T10:00:00Z".parse().unwrap()));
+    assert_eq!(m.supersedes, ["old.md", "older.md"]);
+    assert_eq!(m.superseded_by.as_deref(), Some("newer.md"));
+    assert!(m.unknown_keys.is_empty(), "{:?}", m.unknown_keys);
+    // A block list, and a single name.
+    let m = parse_memory_str("---\nsupersedes:\n  - a.md\n  - b.md\n---\n");
+    assert_eq!(m.supersedes, ["a.md", "b.md"]);
+    let m = parse_memory_str("---\nsupersedes: a.md\n---\n");
+    assert_eq!(m.supersedes, ["a.md"]);
+    // Recovered from a block that is not valid YAML.
+    let m = parse_memory_str(
+        "---\ndescription: a: b: c\nsupersedes: [x.md, y.md]\nverified: 2026-01-02\n---\n",
+    );
+    assert_eq!(m.supersedes, ["x.md", "y.md"]);
+    assert_eq!(m.verified, Some("2026-01-02T00:00:00Z".parse().unwrap()));
+}
+
+#[test]
+fn setting_a_memdir_key_edits_only_its_lines() {
+    use crate::{MemdirValue, set_memdir_key};
+    let text = "---\r\nname: n\r\n# a comment\r\nverified: 2020-01-01T00:00:00Z\r\nnode_type: memory\r\n---\r\nbody\r\n";
+    let new = set_memdir_key(
+        text,
+        "verified",
+        Some(&MemdirValue::Time("2026-12-01T12:00:00Z".parse().unwrap())),
+    );
+    assert_eq!(
+        new,
+        text.replace("2020-01-01T00:00:00Z", "2026-12-01T12:00:00Z")
+    );
+    let removed = set_memdir_key(&new, "verified", None);
+    assert_eq!(
+        removed,
+        "---\r\nname: n\r\n# a comment\r\nnode_type: memory\r\n---\r\nbody\r\n"
+    );
+    // No frontmatter: a block of the key alone.
+    let bare = set_memdir_key(
+        "just text\n",
+        "supersededBy",
+        Some(&MemdirValue::Text("new.md".into())),
+    );
+    assert_eq!(bare, "---\nsupersededBy: new.md\n---\njust text\n");
+    assert_eq!(parse_memory_str(&bare).body, "just text\n");
+    // A list replaced by a shorter one; the body's own `---` is untouched.
+    let listed = "---\nsupersedes:\n  - a.md\n  - b.md\nname: n\n---\nx\n---\nsupersedes: body\n";
+    let new = set_memdir_key(
+        listed,
+        "supersedes",
+        Some(&MemdirValue::Names(vec!["c.md".into()])),
+    );
+    assert_eq!(
+        new,
+        "---\nsupersedes:\n  - c.md\nname: n\n---\nx\n---\nsupersedes: body\n"
+    );
+    // Removing a key that is absent changes nothing.
+    assert_eq!(
+        set_memdir_key("---\nname: n\n---\n", "supersedes", None),
+        "---\nname: n\n---\n"
+    );
+}

@@ -30,6 +30,22 @@ pub(super) fn modified_text(
     parsed
 }
 
+/// File names written as text: one name, or a flow list `[a.md, b.md]`
+/// (what a block that is not valid YAML still shows), each unquoted.
+pub(super) fn names_text(value: &str) -> Vec<String> {
+    let value = value.trim();
+    let inner = value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(value);
+    inner
+        .split(',')
+        .map(|n| n.trim().trim_matches(['"', '\'']).trim())
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// An ISO 8601 time: a timestamp with an offset (`2026-03-05T09:30:00Z`,
 /// `…+01:00`) as the reference agent writes it, or, as a person might, a
 /// date and time without an offset or a bare date, both read as UTC.

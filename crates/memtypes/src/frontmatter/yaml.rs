@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use gray_matter::Pod;
 
-use super::parsed::{Diagnostic, FrontmatterShape, KNOWN_KEYS, METADATA, ParsedMemory};
+use super::parsed::{
+    Diagnostic, FrontmatterShape, KNOWN_KEYS, MEMDIR_KEYS, METADATA, ParsedMemory,
+};
 use super::values::{modified_text, type_text};
 use crate::types::MemoryType;
 
@@ -22,7 +24,11 @@ pub(super) fn read_map(map: &HashMap<String, Pod>, parsed: &mut ParsedMemory) {
     };
     let mut unknown: Vec<String> = map
         .keys()
-        .filter(|k| !(KNOWN_KEYS.contains(&k.as_str()) || meta.is_some() && *k == METADATA))
+        .filter(|k| {
+            !(KNOWN_KEYS.contains(&k.as_str())
+                || MEMDIR_KEYS.contains(&k.as_str())
+                || meta.is_some() && *k == METADATA)
+        })
         .cloned()
         .collect();
     if let Some(meta) = meta {
@@ -46,6 +52,20 @@ pub(super) fn read_map(map: &HashMap<String, Pod>, parsed: &mut ParsedMemory) {
         .or_else(|| type_value("metadata.type", nested("type"), diags));
     parsed.modified = modified_value("modified", map.get("modified"), diags)
         .or_else(|| modified_value("metadata.modified", nested("modified"), diags));
+    parsed.verified = modified_value("verified", map.get("verified"), diags);
+    parsed.supersedes = match map.get("supersedes") {
+        Some(Pod::Array(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Pod::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+                _ => None,
+            })
+            .collect(),
+        Some(Pod::String(one)) => super::values::names_text(one),
+        _ => Vec::new(),
+    };
+    parsed.superseded_by =
+        text_value("supersededBy", map.get("supersededBy"), diags).filter(|s| !s.trim().is_empty());
 }
 
 fn describe(pod: &Pod) -> &'static str {
