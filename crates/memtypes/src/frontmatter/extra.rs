@@ -2,6 +2,8 @@
 //! frontmatter by editing lines, so that everything else in the file stays
 //! byte for byte.
 
+use std::fmt::Write as _;
+
 use super::block::split_frontmatter;
 use super::parsed::MEMDIR_KEYS;
 use super::render::{scalar, time_scalar};
@@ -110,7 +112,7 @@ fn render(key: &str, value: &MemdirValue, eol: &str) -> String {
         MemdirValue::Names(names) => {
             let mut out = format!("{key}:{eol}");
             for name in names {
-                out.push_str(&format!("  - {}{eol}", scalar(name)));
+                let _ = write!(out, "  - {}{eol}", scalar(name));
             }
             out
         }
