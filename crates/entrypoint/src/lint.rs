@@ -1,7 +1,7 @@
 //! Linting MEMORY.md against its folder (SPEC R3.4, R3.5).
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::fs;
 use std::path::Path;
@@ -10,6 +10,9 @@ use memdir_memtypes::walk::{EntryKind, Walk, WalkError};
 
 use crate::link::{Resolved, find_link, is_external, resolve};
 use crate::{ENTRYPOINT_NAME, EntrypointError, MAX_INDEX_LINE_CHARS};
+
+/// The most of a memory file read to find its supersession keys.
+const MAX_MEMORY_HEAD_BYTES: u64 = 256 * 1024;
 
 /// What kind of problem a [`Lint`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -30,6 +33,9 @@ pub enum LintKind {
     Frontmatter,
     /// Bytes that are not UTF-8; they reach the prompt as U+FFFD.
     InvalidUtf8,
+    /// A link to a memory another memory replaced (`supersedes:`): the
+    /// line keeps an outdated memory in the prompt.
+    SupersededMemory,
 }
 
 impl LintKind {
@@ -44,6 +50,7 @@ impl LintKind {
             LintKind::LinkOutsideFolder => "link-outside-folder",
             LintKind::Frontmatter => "frontmatter",
             LintKind::InvalidUtf8 => "invalid-utf8",
+            LintKind::SupersededMemory => "superseded-memory",
         }
     }
 }
@@ -72,6 +79,8 @@ pub struct FolderListing {
     /// Every regular file (or link to one) below the folder, relative and
     /// `/`-separated; hidden entries are left out.
     files: BTreeSet<String>,
+    /// Memory files another memory replaced, each with its replacement.
+    superseded: BTreeMap<String, String>,
 }
 
 impl FolderListing {
@@ -95,7 +104,27 @@ impl FolderListing {
     {
         FolderListing {
             files: paths.into_iter().map(Into::into).collect(),
+            superseded: BTreeMap::new(),
         }
+    }
+
+    /// The same listing, knowing which memories others replaced (what
+    /// [`FolderListing::read`] finds in the files' frontmatter).
+    #[must_use]
+    pub fn with_superseded(mut self, superseded: BTreeMap<String, String>) -> Self {
+        self.superseded = superseded;
+        self
+    }
+
+    /// The memory files another memory replaced.
+    pub fn superseded(&self) -> impl Iterator<Item = &str> {
+        self.superseded.keys().map(String::as_str)
+    }
+
+    /// The memory that replaced `path`, when one did.
+    #[must_use]
+    pub fn superseded_by(&self, path: &str) -> Option<&str> {
+        self.superseded.get(path).map(String::as_str)
     }
 
     fn walk(&mut self, folder: &Path) -> Result<(), EntrypointError> {
@@ -121,6 +150,22 @@ impl FolderListing {
                 self.files.insert(entry.rel().to_owned());
             }
         }
+        let claims: Vec<(String, Vec<String>, Option<String>)> = self
+            .memory_files()
+            .filter_map(|file| {
+                let bytes =
+                    memdir_memtypes::read_regular_file(&folder.join(file), MAX_MEMORY_HEAD_BYTES)
+                        .ok()?;
+                let parsed = memdir_memtypes::parse_memory(&bytes);
+                (!parsed.supersedes.is_empty() || parsed.superseded_by.is_some())
+                    .then(|| (file.to_owned(), parsed.supersedes, parsed.superseded_by))
+            })
+            .collect();
+        self.superseded = memdir_memtypes::superseded_map(
+            claims
+                .iter()
+                .map(|(f, s, b)| (f.as_str(), s.clone(), b.clone())),
+        );
         Ok(())
     }
 
@@ -223,6 +268,12 @@ pub fn lint_index(content: &str, folder: Option<&FolderListing>) -> Vec<Lint> {
                 kind: LintKind::MissingFile,
                 message: format!("link to {path}, which does not exist"),
             });
+        } else if let Some(by) = folder.and_then(|f| f.superseded_by(&path)) {
+            lints.push(Lint {
+                line: Some(line_no),
+                kind: LintKind::SupersededMemory,
+                message: format!("link to {path}, which {by} supersedes; remove the line"),
+            });
         }
     }
 
@@ -261,10 +312,12 @@ pub fn unlinked_files<'a>(content: &str, folder: &'a FolderListing) -> Vec<&'a s
     unlinked(folder, &linked)
 }
 
+/// The memory files no line links to, but for those another memory
+/// replaced: a superseded memory is meant to have no line.
 fn unlinked<'a>(folder: &'a FolderListing, linked: &HashMap<String, usize>) -> Vec<&'a str> {
     folder
         .memory_files()
-        .filter(|file| !linked.contains_key(*file))
+        .filter(|file| !linked.contains_key(*file) && folder.superseded_by(file).is_none())
         .collect()
 }
 

@@ -316,6 +316,9 @@ fn index_written(scope: &MemoryScope, written: &[PathBuf]) -> Result<(), Extract
         let folder = MemoryFolder::open(dir)?;
         let lock = folder.lock(DEFAULT_LOCK_TIMEOUT)?;
         let refs: Vec<&str> = rels.iter().map(String::as_str).collect();
+        // A memory the agent wrote to replace others retires them first,
+        // so that they do not get their index lines back.
+        lock.apply_supersession(&refs)?;
         lock.index_files(&refs)?;
     }
     Ok(())
@@ -371,7 +374,10 @@ pub(crate) fn manifest(dir: &Path, exclude_team: bool) -> String {
         ScanOptions::default()
     };
     scan_memory_dir(dir, &options, &CancelToken::new())
-        .map(|scan| format_manifest(&scan.memories))
+        .map(|mut scan| {
+            scan.remove_superseded();
+            format_manifest(&scan.memories)
+        })
         .unwrap_or_default()
 }
 

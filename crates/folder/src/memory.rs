@@ -3,14 +3,19 @@
 
 use memdir_entrypoint::{
     ENTRYPOINT_NAME, FolderListing, IndexEntry, Lint, MAX_INDEX_READ_BYTES, decode_index,
-    lint_index, unlinked_files, upsert_entry,
+    lint_index, remove_entry, unlinked_files, upsert_entry,
 };
+use memdir_memtypes::{MemdirValue, set_memdir_key};
 
 use crate::{FolderError, FolderLock};
 
 /// How much of a memory file is read for its frontmatter when it gets an
 /// index line: the frontmatter is in the first 30 lines (R5.2).
 const HEAD_BYTES: u64 = 64 * 1024;
+
+/// The most of a superseded memory read to mark it: the size a memory may
+/// have (larger files are left alone and reported).
+const MAX_SUPERSEDED_BYTES: u64 = 2_500_000;
 
 /// Whether [`FolderLock::add_memory`] also indexes the folder's other
 /// unindexed memories.
@@ -41,6 +46,9 @@ pub struct FixReport {
     pub added: Vec<String>,
     /// Temporary files of killed writes that were removed.
     pub temp_files_removed: usize,
+    /// Index lines removed because they linked to a memory another one
+    /// supersedes (the memory file is kept).
+    pub superseded_removed: Vec<String>,
     /// The lint of the index after the fix: what a fix cannot decide (a
     /// line linking to a missing file, a long line, …).
     pub remaining: Vec<Lint>,
@@ -92,7 +100,8 @@ impl FolderLock<'_> {
     /// index line links to gets one (title and hook from its frontmatter),
     /// and every temporary file of memdir is removed (each writer holds the
     /// lock while its temporary file exists, so under the lock every one
-    /// is left over). Never deletes or changes a memory file.
+    /// is left over). A line linking to a memory another one supersedes is
+    /// removed. Never deletes or changes a memory file.
     pub fn fix_index(&self) -> Result<FixReport, FolderError> {
         let mut report = FixReport {
             temp_files_removed: self.stale_temp_removed + self.remove_temp_files(None),
@@ -100,6 +109,13 @@ impl FolderLock<'_> {
         };
         let index = self.read_index()?;
         let mut next = index.clone();
+        for old in self.listing()?.superseded() {
+            let (removed, count) = remove_entry(&next, old);
+            if count > 0 {
+                next = removed;
+                report.superseded_removed.push(old.to_owned());
+            }
+        }
         for (rel, line) in self.unindexed_entries(&index)? {
             next = upsert_entry(&next, &line)?;
             report.added.push(rel);
@@ -155,6 +171,65 @@ impl FolderLock<'_> {
         Ok(added)
     }
 
+    /// Applies what `files` (memories just written, say by an agent's
+    /// Write) say in their `supersedes:`: each memory they replace gets
+    /// `supersededBy: <file>` in its frontmatter (every other byte kept)
+    /// and loses its index line, in one index write, so that it no longer
+    /// reaches the prompt. Returns `(old, new)` for each memory marked.
+    ///
+    /// A name that is not a plain `.md` path inside the folder (a
+    /// traversal, an absolute path, the index itself) or that names no
+    /// regular file is skipped and logged, never followed.
+    pub fn apply_supersession(&self, files: &[&str]) -> Result<Vec<(String, String)>, FolderError> {
+        let mut marked = Vec::new();
+        for &file in files {
+            let Some(head) = self.folder.read_prefix(file, HEAD_BYTES)? else {
+                continue;
+            };
+            for old in memdir_memtypes::parse_memory(&head).supersedes {
+                let old = old.trim_start_matches("./").to_owned();
+                if !is_plain_memory_name(&old) || old == file {
+                    log::warn!(
+                        "{file}: supersedes {old:?}, which is not a memory file of this folder; ignored"
+                    );
+                    continue;
+                }
+                let bytes = match self.folder.read(&old, MAX_SUPERSEDED_BYTES) {
+                    Ok(Some(bytes)) => bytes,
+                    Ok(None) => {
+                        log::warn!("{file}: supersedes {old}, which does not exist; ignored");
+                        continue;
+                    }
+                    // A link, a FIFO, a file too large: never followed.
+                    Err(e) => {
+                        log::warn!(
+                            "{file}: supersedes {old}, which cannot be marked ({e}); ignored"
+                        );
+                        continue;
+                    }
+                };
+                let text = String::from_utf8_lossy(&bytes);
+                let value = MemdirValue::Text(file.to_owned());
+                let next = set_memdir_key(&text, "supersededBy", Some(&value));
+                if next != text {
+                    self.write(&old, next.as_bytes())?;
+                }
+                marked.push((old, file.to_owned()));
+            }
+        }
+        if !marked.is_empty() {
+            let index = self.read_index()?;
+            let mut next = index.clone();
+            for (old, _) in &marked {
+                next = remove_entry(&next, old).0;
+            }
+            if next != index {
+                self.write(ENTRYPOINT_NAME, next.as_bytes())?;
+            }
+        }
+        Ok(marked)
+    }
+
     /// Index lines for the memory files that `index` does not link to.
     fn unindexed_entries(&self, index: &str) -> Result<Vec<(String, IndexEntry)>, FolderError> {
         let listing = self.listing()?;
@@ -207,4 +282,18 @@ impl FolderLock<'_> {
             .find(|n| n.to_lowercase() == wanted)
             .map(|n| format!("{prefix}{n}")))
     }
+}
+
+/// Whether `name` is a plain relative `.md` path inside a folder: no
+/// empty, `.` or `..` segment, not absolute, not the index.
+fn is_plain_memory_name(name: &str) -> bool {
+    std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e == "md")
+        && !name.starts_with('/')
+        && !name.contains('\\')
+        && name
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
+        && name.rsplit('/').next() != Some(ENTRYPOINT_NAME)
 }

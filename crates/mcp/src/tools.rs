@@ -110,6 +110,8 @@ struct WriteArgs {
     scope: ScopeArg,
     #[serde(default)]
     title: Option<String>,
+    #[serde(default)]
+    supersedes: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -177,7 +179,8 @@ pub(crate) fn specs() -> Vec<ToolSpec> {
                     "description": {"type": "string", "description": "One specific line saying what the memory holds", "minLength": 1},
                     "body": {"type": "string", "description": "The memory's text (markdown)", "minLength": 1},
                     "scope": scope_schema(),
-                    "title": {"type": "string", "description": "The title of its index line; the name by default"}
+                    "title": {"type": "string", "description": "The title of its index line; the name by default"},
+                    "supersedes": {"type": "array", "items": {"type": "string"}, "description": "Memories of the same folder this one replaces (names or file names): they keep their files but leave the index, recall and the manifest"}
                 },
                 "required": ["name", "type", "description", "body"],
                 "additionalProperties": false
@@ -246,6 +249,8 @@ fn list(project: &Project, args: ListArgs) -> Result<String, ToolError> {
     for d in &scan.diagnostics {
         log::warn!("{d}");
     }
+    let mut scan = scan;
+    scan.remove_superseded();
     if scan.memories.is_empty() {
         return Ok(format!("no memories yet in {folder}"));
     }
@@ -294,8 +299,13 @@ fn write(project: &Project, args: WriteArgs) -> Result<String, ToolError> {
         body: args.body,
         title: args.title,
     };
-    match project.save_memory(scope, &memory) {
-        Ok(saved) => Ok(format!("saved {}", saved.path)),
+    match project.save_memory_superseding(scope, &memory, &args.supersedes) {
+        Ok(saved) if args.supersedes.is_empty() => Ok(format!("saved {}", saved.path)),
+        Ok(saved) => Ok(format!(
+            "saved {}, superseding {}",
+            saved.path,
+            args.supersedes.join(", ")
+        )),
         // The same name (not another letter case of it): a change.
         Err(OpsError::AlreadyExists { existing, .. }) if existing == file => {
             let change = MemoryChange {

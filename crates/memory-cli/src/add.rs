@@ -45,6 +45,11 @@ pub(crate) struct AddArgs {
     /// memories, and refused (exit 3) when the memory holds a secret.
     #[arg(long)]
     team: bool,
+    /// A memory of the same folder this one replaces (name or file name;
+    /// repeatable): it keeps its file but loses its index line and is never
+    /// recalled again.
+    #[arg(long, value_name = "NAME")]
+    supersedes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -71,7 +76,9 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
         body,
         title: args.title.clone(),
     };
-    let saved = project.save_memory(scope, &memory).map_err(ops_error)?;
+    let saved = project
+        .save_memory_superseding(scope, &memory, &args.supersedes)
+        .map_err(ops_error)?;
     for repaired in &saved.repaired {
         eprintln!(
             "memdir: indexed {repaired}, which an interrupted write had left without an index line"

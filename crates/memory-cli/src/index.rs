@@ -56,7 +56,7 @@ pub(crate) enum IndexCommand {
     /// cannot decide remains (a link to a missing file, a long line, …).
     #[command(
         after_help = "Runs under the folder's lock, like every memdir write.\n\n\
-        JSON: {added: [file], tempFilesRemoved, remaining: [{line, kind, message}]}\n\n\
+        JSON: {added: [file], tempFilesRemoved, supersededLinesRemoved: [file], remaining: [{line, kind, message}]}\n\n\
         Example:\n  memdir index fix            the project's auto memory folder\n  \
         memdir index fix ~/.claude/projects/-home-me-app/memory/team/MEMORY.md"
     )]

@@ -17,6 +17,7 @@ use crate::output::{print, print_json};
 struct FixJson<'a> {
     added: &'a [String],
     temp_files_removed: usize,
+    superseded_lines_removed: &'a [String],
     remaining: Vec<LintJson<'a>>,
 }
 
@@ -27,12 +28,19 @@ pub(crate) fn run(file: &Path, json: bool) -> anyhow::Result<Outcome> {
         print_json(&FixJson {
             added: &report.added,
             temp_files_removed: report.temp_files_removed,
+            superseded_lines_removed: &report.superseded_removed,
             remaining: report.remaining.iter().map(LintJson::from).collect(),
         })?;
     } else {
         let mut out = String::new();
         for file in &report.added {
             let _ = writeln!(out, "indexed {file}");
+        }
+        for file in &report.superseded_removed {
+            let _ = writeln!(
+                out,
+                "removed the line of {file}, which another memory supersedes"
+            );
         }
         if report.temp_files_removed > 0 {
             let _ = writeln!(

@@ -22,7 +22,7 @@ pub(crate) fn run(global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let project = global.project()?;
     let resolution = project.resolution();
     let dir = resolution.auto_mem_path.as_std_path();
-    let scan = match scan_memory_dir(dir, &ScanOptions::default(), &CancelToken::new()) {
+    let mut scan = match scan_memory_dir(dir, &ScanOptions::default(), &CancelToken::new()) {
         Ok(scan) => scan,
         Err(e) if e.is_not_found() => {
             eprintln!("memdir: no memory folder yet at {}", dir.display());
@@ -38,6 +38,18 @@ pub(crate) fn run(global: &GlobalArgs) -> anyhow::Result<Outcome> {
             "memdir: note: {} memory files; only the {} newest are read",
             scan.total_files,
             scan.memories.len()
+        );
+    }
+    let superseded = scan.remove_superseded();
+    if !superseded.is_empty() {
+        eprintln!(
+            "memdir: note: {} superseded memories not listed ({})",
+            superseded.len(),
+            superseded
+                .iter()
+                .map(|(old, new)| format!("{old} by {new}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     if global.json {

@@ -43,7 +43,7 @@ mod update;
 mod values;
 mod yaml;
 
-pub use extra::{MemdirValue, set_memdir_key};
+pub use extra::{MemdirValue, set_memdir_key, superseded_map};
 pub use parse::{parse_memory, parse_memory_str};
 pub use parsed::{Diagnostic, FrontmatterShape, Header, MEMDIR_KEYS, ParsedMemory};
 pub use render::render_memory;

@@ -82,6 +82,23 @@ impl Project {
     /// theirs too; a team folder's index is synced, so its files are the
     /// team's to index.
     pub fn save_memory(&self, scope: Scope, memory: &NewMemory) -> Result<Saved, OpsError> {
+        self.save_memory_superseding(scope, memory, &[])
+    }
+
+    /// [`save_memory`](Self::save_memory), for a memory that replaces
+    /// others of the same folder (names or file names, `deploy` or
+    /// `deploy.md`): the new memory records them in `supersedes:`, each of
+    /// them gets `supersededBy:` and loses its index line, all under one
+    /// hold of the folder's lock. Recall and the manifest never offer a
+    /// superseded memory again; its file is kept. A name that is not an
+    /// existing memory of the folder is an error, before anything is
+    /// written.
+    pub fn save_memory_superseding(
+        &self,
+        scope: Scope,
+        memory: &NewMemory,
+        supersedes: &[String],
+    ) -> Result<Saved, OpsError> {
         if scope == Scope::Team && !memory.memory_type.may_be_shared() {
             return Err(OpsError::NotShareable);
         }
@@ -101,7 +118,15 @@ impl Project {
             description: Some(description.clone()),
             memory_type: Some(memory.memory_type),
         };
-        let rendered = render_memory(&header, &with_final_newline(&memory.body));
+        let old_files = supersedes
+            .iter()
+            .map(|old| memory_file_name(old.trim().strip_suffix(".md").unwrap_or(old.trim())))
+            .collect::<Result<Vec<String>, OpsError>>()?;
+        let mut rendered = render_memory(&header, &with_final_newline(&memory.body));
+        if !old_files.is_empty() {
+            let names = memdir_memtypes::MemdirValue::Names(old_files.clone());
+            rendered = memdir_memtypes::set_memdir_key(&rendered, "supersedes", Some(&names));
+        }
         if scope == Scope::Team {
             refuse_secrets(&rendered)?;
         }
@@ -112,6 +137,14 @@ impl Project {
         };
         let folder = MemoryFolder::create(folder_path.as_std_path())?;
         let lock = folder.lock(self.lock_timeout())?;
+        for old in &old_files {
+            if lock.folder().read_prefix(old, 1)?.is_none() || *old == file {
+                return Err(OpsError::NotFound {
+                    folder: folder_path.clone().into_std_path_buf(),
+                    file: old.clone(),
+                });
+            }
+        }
         let repair = match scope {
             Scope::Private => Repair::Orphans,
             Scope::Team => Repair::None,
@@ -123,6 +156,11 @@ impl Project {
             }
             Err(e) => return Err(e.into()),
         };
+        if !old_files.is_empty() {
+            for (old, new) in lock.apply_supersession(&[file.as_str()])? {
+                log::info!("{old} is superseded by {new}: it keeps its file, not its index line");
+            }
+        }
         drop(lock);
         for repaired in &added.repaired {
             log::info!(

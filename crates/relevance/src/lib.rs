@@ -168,6 +168,9 @@ pub fn find_relevant_memories(
         }
         Err(e) => return Err(e.into()),
     };
+    let mut scan = scan;
+    // A replaced memory is never offered (its replacement is).
+    scan.remove_superseded();
     let scan_diagnostics = scan.diagnostics;
     let candidates: Vec<MemoryHeader> = scan
         .memories

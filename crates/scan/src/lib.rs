@@ -30,6 +30,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::collections::BTreeMap;
+
 mod cancel;
 mod manifest;
 mod open;
@@ -139,6 +141,51 @@ pub struct Scan {
     pub total_files: usize,
     /// Whether the scan stopped early because it was cancelled.
     pub cancelled: bool,
+}
+
+impl Scan {
+    /// Takes the superseded memories out of [`Scan::memories`] (see
+    /// [`superseded_files`]) and returns which they were, each with the
+    /// memory that replaced it: what recall and every manifest do, so that
+    /// a memory someone replaced is never offered again.
+    pub fn remove_superseded(&mut self) -> BTreeMap<String, String> {
+        let superseded = superseded_files(&self.memories);
+        self.memories
+            .retain(|m| !superseded.contains_key(&m.filename));
+        superseded
+    }
+}
+
+/// The memories of `memories` that another replaced, each with the file
+/// that replaced it: those a memory names in its `supersedes:` (relative to
+/// the memory folder; `./` and a leading `/` ignored), and those whose own
+/// `supersededBy:` names a replacement. A memory never supersedes itself.
+///
+/// ```
+/// use memdir_scan::{MemoryHeader, superseded_files};
+/// let memory = |file: &str, supersedes: &[&str]| MemoryHeader {
+///     filename: file.into(),
+///     file_path: format!("/m/{file}").into(),
+///     mtime_ms: 0,
+///     name: None,
+///     description: None,
+///     memory_type: None,
+///     body_head: String::new(),
+///     supersedes: supersedes.iter().map(|s| (*s).to_owned()).collect(),
+///     superseded_by: None,
+/// };
+/// let found = superseded_files(&[memory("deploy-v2.md", &["./deploy.md"]), memory("deploy.md", &[])]);
+/// assert_eq!(found["deploy.md"], "deploy-v2.md");
+/// ```
+#[must_use]
+pub fn superseded_files(memories: &[MemoryHeader]) -> BTreeMap<String, String> {
+    memdir_memtypes::superseded_map(memories.iter().map(|m| {
+        (
+            m.filename.as_str(),
+            m.supersedes.clone(),
+            m.superseded_by.clone(),
+        )
+    }))
 }
 
 /// A file that was skipped, or read with trouble.

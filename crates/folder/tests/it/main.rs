@@ -5,6 +5,7 @@
 mod concurrency;
 mod containment;
 mod recovery;
+mod supersession;
 
 use std::path::Path;
 

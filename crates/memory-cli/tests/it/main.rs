@@ -22,6 +22,7 @@ mod secrets;
 mod serve;
 mod session;
 mod session_e2e;
+mod supersede;
 mod team;
 mod team_safety;
 mod transcript;

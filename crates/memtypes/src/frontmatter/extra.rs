@@ -118,3 +118,47 @@ fn render(key: &str, value: &MemdirValue, eol: &str) -> String {
         }
     }
 }
+
+/// Which memories others replaced, each with the file that replaced it,
+/// from each memory's file name (relative to the memory folder), its
+/// `supersedes:` and its `supersededBy:`: a name listed in another's
+/// `supersedes:` (`./` and a leading `/` ignored), or a memory whose own
+/// `supersededBy:` names a replacement. A memory never supersedes itself;
+/// the first claim on a file wins.
+///
+/// ```
+/// let found = memdir_memtypes::superseded_map([
+///     ("deploy-v2.md", vec!["./deploy.md".to_owned()], None),
+///     ("old-ci.md", vec![], Some("ci.md".to_owned())),
+/// ]);
+/// assert_eq!(found["deploy.md"], "deploy-v2.md");
+/// assert_eq!(found["old-ci.md"], "ci.md");
+/// ```
+#[must_use]
+pub fn superseded_map<'a, I>(memories: I) -> std::collections::BTreeMap<String, String>
+where
+    I: IntoIterator<Item = (&'a str, Vec<String>, Option<String>)>,
+{
+    let clean = |name: &str| {
+        name.trim()
+            .trim_start_matches("./")
+            .trim_start_matches('/')
+            .to_owned()
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for (file, supersedes, by) in memories {
+        for old in &supersedes {
+            let old = clean(old);
+            if !old.is_empty() && old != file {
+                out.entry(old).or_insert_with(|| file.to_owned());
+            }
+        }
+        if let Some(by) = by {
+            let by = clean(&by);
+            if !by.is_empty() && by != file {
+                out.entry(file.to_owned()).or_insert(by);
+            }
+        }
+    }
+    out
+}
