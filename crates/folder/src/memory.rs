@@ -85,8 +85,11 @@ impl FolderLock<'_> {
             Repair::Orphans => self.unindexed_entries(&next)?,
             Repair::None => Vec::new(),
         };
+        // The memories the new one replaces are meant to have no line.
+        let replaced = memdir_memtypes::parse_memory(contents).supersedes;
+        let replaced = |rel: &str| replaced.iter().any(|r| r.trim_start_matches("./") == rel);
         for (rel, line) in orphans {
-            if rel != entry.file {
+            if rel != entry.file && !replaced(&rel) {
                 next = upsert_entry(&next, &line)?;
                 added.repaired.push(rel);
             }

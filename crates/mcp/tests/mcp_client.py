@@ -69,6 +69,17 @@ async def main():
             r = await call("recall_memories", {"query": "how do we deploy to staging"})
             check(not r.is_error and "old-note.md" in text(r) and "<system-reminder>" in text(r), f"recall: {text(r)}")
 
+            # A memory that replaces another: the old one leaves the list and recall.
+            r = await call("write_memory", {"name": "staging-gone", "type": "project",
+                                            "description": "deploys skip staging now; go to production behind a flag",
+                                            "body": "No staging step.", "supersedes": ["old-note"]})
+            check(not r.is_error and "superseding old-note" in text(r), f"supersede: {text(r)}")
+            r = await call("list_memories", {})
+            check("old-note.md" not in text(r) and "staging-gone.md" in text(r), f"list after supersede: {text(r)}")
+            r = await call("recall_memories", {"query": "how do we deploy to staging"})
+            check("## old-note.md" not in text(r) and "## staging-gone.md" in text(r), f"recall after supersede: {text(r)}")
+            check("supersededBy: staging-gone.md" in open(old).read(), "the old memory is marked")
+
             # Hostile and broken calls: tool errors, one line, server alive.
             hostile = [
                 ("read_memory", {"name": "../../etc/passwd"}),
