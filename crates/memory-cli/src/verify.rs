@@ -14,7 +14,8 @@ use crate::context::{GlobalArgs, ops_error};
 use crate::output::{print, print_json};
 
 #[derive(Debug, Args)]
-#[command(after_help = "Each memory's citations are checked against the project's work tree: \
+#[command(
+    after_help = "Each memory's citations are checked against the project's work tree: \
     paths (`src/billing/retry.rs`) must exist, identifiers (`RetryPolicy`) and flags \
     (`--legacy-auth`) must occur in some file (.gitignore honoured, hidden and binary files \
     skipped, the memory folder left out). A memory whose citations all hold gets \
@@ -22,7 +23,8 @@ use crate::output::{print, print_json};
     the exit status is 1.\n\n\
     Example:\n  memdir verify                 # every memory of the project\n  \
     memdir verify retry-policy.md --json\n\n\
-    JSON: [{file, path, status, note?, verified?}] (status: verified, broken or unchecked)")]
+    JSON: [{file, path, status, note?, verified?}] (status: verified, broken or unchecked)"
+)]
 pub(crate) struct VerifyArgs {
     /// Memories to verify: names relative to the memory folder, or paths of
     /// files in it. None: every memory of the private folder.

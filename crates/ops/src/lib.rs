@@ -88,12 +88,12 @@ pub use verify::{
 
 // The value types this crate's API is made of, so that a front end needs
 // this crate alone.
+pub use memdir_citations::{
+    Broken as CitationBroken, Checked as CheckedCitation, Citation, CitationKind, Verdict,
+};
 pub use memdir_filepersist::{
     DEFAULT_UPLOAD_CONCURRENCY, DisabledReason as PersistDisabled, FILE_COUNT_LIMIT, FileError,
     FileOutcome, Outcome as PersistOutcome, SkipReason, Skipped, UploadedFile,
-};
-pub use memdir_citations::{
-    Broken as CitationBroken, Checked as CheckedCitation, Citation, CitationKind, Verdict,
 };
 pub use memdir_memtypes::{MemoryFileSource, MemoryType};
 pub use memdir_paths::{Environment, Resolution};

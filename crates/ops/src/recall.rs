@@ -71,8 +71,11 @@ impl Project {
             &CancelToken::new(),
             &options,
         )?;
-        let files: Vec<&std::path::Path> =
-            recall.memories.iter().map(|m| m.path.as_std_path()).collect();
+        let files: Vec<&std::path::Path> = recall
+            .memories
+            .iter()
+            .map(|m| m.path.as_std_path())
+            .collect();
         let citations = self.citation_notes(&files);
         Ok(RecallOutcome {
             recall,

@@ -71,7 +71,10 @@ impl Project {
         if budget.is_zero() || files.is_empty() {
             return vec![None; files.len()];
         }
-        let bodies: Vec<String> = files.iter().map(|f| read_body(f).unwrap_or_default()).collect();
+        let bodies: Vec<String> = files
+            .iter()
+            .map(|f| read_body(f).unwrap_or_default())
+            .collect();
         self.check_bodies(&bodies, budget)
             .iter()
             .map(|checked| note(checked))
@@ -149,7 +152,10 @@ impl Project {
                     citation: c.clone(),
                     verdict: Verdict::Unchecked,
                 };
-                return per_body.iter().map(|cs| cs.iter().map(unchecked).collect()).collect();
+                return per_body
+                    .iter()
+                    .map(|cs| cs.iter().map(unchecked).collect())
+                    .collect();
             }
         };
         let mut results = checker.check(&all, budget).into_iter();
