@@ -66,6 +66,7 @@ impl Project {
     /// check of all their citations against the project's work tree
     /// within the recall budget; `None` where every citation holds, could
     /// not be settled, or the file cannot be read.
+    #[must_use]
     pub fn citation_notes(&self, files: &[&Path]) -> Vec<Option<String>> {
         let budget = self.citations_budget();
         if budget.is_zero() || files.is_empty() {
