@@ -353,7 +353,7 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
     }
     let now = unix_millis(SystemTime::now());
     let mut out = String::new();
-    for m in &recall.memories {
+    for (i, m) in recall.memories.iter().enumerate() {
         let text = match read_regular_file(m.path.as_std_path(), MAX_MEMORY_BYTES) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {
@@ -365,6 +365,9 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
         let note = memory_freshness_note(m.mtime_ms, now);
         if !note.is_empty() {
             let _ = writeln!(out, "{note}");
+        }
+        if let Some(Some(cited)) = outcome.citations.get(i) {
+            let _ = writeln!(out, "{}", memdir_ops::citation_reminder(cited));
         }
         let _ = writeln!(out, "{}", text.trim_end());
         out.push('\n');

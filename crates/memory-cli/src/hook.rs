@@ -251,7 +251,7 @@ fn user_prompt_submit(project: &Project, input: &HookInput) -> anyhow::Result<Op
     }
     let now = unix_millis(std::time::SystemTime::now());
     let mut text = String::from("Memories that may be relevant to this request (from memdir):\n");
-    for m in &outcome.recall.memories {
+    for (i, m) in outcome.recall.memories.iter().enumerate() {
         let body = match read_regular_file(m.path.as_std_path(), 4 * MAX_MEMORY_CHARS as u64) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {
@@ -269,6 +269,9 @@ fn user_prompt_submit(project: &Project, input: &HookInput) -> anyhow::Result<Op
         let note = memory_freshness_note(m.mtime_ms, now);
         if !note.is_empty() {
             let _ = writeln!(text, "{note}");
+        }
+        if let Some(Some(cited)) = outcome.citations.get(i) {
+            let _ = writeln!(text, "{}", memdir_ops::citation_reminder(cited));
         }
         let _ = writeln!(
             text,

@@ -34,6 +34,7 @@ mod serve;
 mod session;
 mod team;
 mod transcript;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -85,6 +86,9 @@ enum Command {
     /// Find the memories a request needs (offline by default), with their
     /// age and a staleness note for old ones.
     Recall(recall::RecallArgs),
+    /// Check what memories cite about the project (paths, identifiers,
+    /// flags) and record `verified:` in those whose citations all hold.
+    Verify(verify::VerifyArgs),
     /// Print the memory section of the system prompt for this project.
     Prompt(prompt::PromptArgs),
     /// Save a memory: its topic file and its line in MEMORY.md.
@@ -178,6 +182,7 @@ fn main() -> ExitCode {
         Command::Paths(args) => paths::run(args, &cli.global),
         Command::List => list::run(&cli.global),
         Command::Recall(args) => recall::run(args, &cli.global),
+        Command::Verify(args) => verify::run(args, &cli.global),
         Command::Prompt(args) => prompt::run(args, &cli.global),
         Command::Add(args) => add::run(args, &cli.global),
         Command::Secrets(cmd) => secrets::run(cmd, &cli.global),

@@ -15,8 +15,9 @@ use crate::output::{print, print_json};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "JSON: [{path, filename, mtimeMs, age, freshness}] (freshness is the \
-    <system-reminder> note for memories older than a day, else empty)\n\n\
+    after_help = "JSON: [{path, filename, mtimeMs, age, freshness, citations?}] (freshness is the \
+    <system-reminder> note for memories older than a day, else empty; citations names what the \
+    memory cites that no longer holds in the project, absent when all holds)\n\n\
     The local selector needs no network. The model selector reads MEMDIR_MODEL_BACKEND, \
     ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL or OPENAI_BASE_URL / OPENAI_API_KEY and MEMDIR_MODEL; \
     without them, or when the model fails, the local selector answers and a note says why."
@@ -56,6 +57,8 @@ struct RecallJson {
     mtime_ms: i64,
     age: String,
     freshness: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    citations: Option<String>,
 }
 
 pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
@@ -89,12 +92,14 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
         let rows: Vec<RecallJson> = recall
             .memories
             .iter()
-            .map(|m| RecallJson {
+            .zip(&outcome.citations)
+            .map(|(m, cited)| RecallJson {
                 path: m.path.to_string(),
                 filename: m.filename.clone(),
                 mtime_ms: m.mtime_ms,
                 age: memory_age(m.mtime_ms, now),
                 freshness: memory_freshness_note(m.mtime_ms, now),
+                citations: cited.clone(),
             })
             .collect();
         print_json(&rows)?;
@@ -102,11 +107,14 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
         eprintln!("memdir: no memory is relevant enough to recall");
     } else {
         let mut out = String::new();
-        for m in &recall.memories {
+        for (m, cited) in recall.memories.iter().zip(&outcome.citations) {
             let _ = writeln!(out, "{} ({})", m.path, memory_age(m.mtime_ms, now));
             let text = memory_freshness_text(m.mtime_ms, now);
             if !text.is_empty() {
                 let _ = writeln!(out, "  {text}");
+            }
+            if let Some(cited) = cited {
+                let _ = writeln!(out, "  Checked against the project just now: {cited}.");
             }
         }
         print(&out)?;

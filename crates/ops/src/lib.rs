@@ -15,6 +15,9 @@
 //!   configured selector.
 //! - [`Project::install_hooks`], [`Project::recall_for_hook`]: the agent's
 //!   hooks in its settings, and what a prompt hook already injected.
+//! - [`Project::verify`]: check what memories cite about the project and
+//!   record `verified:` in those whose citations all hold;
+//!   [`Project::citation_notes`] is the check recall makes.
 //! - [`Project::team_client`]: a sync client for the team folder.
 //! - [`Project::update_session_notes`], [`Project::session_notes`],
 //!   [`Project::session_notes_for_compact`]: a session's notes.
@@ -57,6 +60,7 @@ mod project;
 mod recall;
 mod session;
 mod team;
+mod verify;
 
 pub use edit::MemoryFile;
 pub use error::{OpsError, SecretFound};
@@ -77,9 +81,16 @@ pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_time
 pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
 pub use session::{CompactView, SessionNotes, SessionUpdateRequest};
 pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
+pub use verify::{
+    DEFAULT_VERIFY_BUDGET, ENV_CITATIONS_BUDGET_MS, VerifiedMemory, VerifyRequest, VerifyStatus,
+    citation_reminder,
+};
 
 // The value types this crate's API is made of, so that a front end needs
 // this crate alone.
+pub use memdir_citations::{
+    Broken as CitationBroken, Checked as CheckedCitation, Citation, CitationKind, Verdict,
+};
 pub use memdir_filepersist::{
     DEFAULT_UPLOAD_CONCURRENCY, DisabledReason as PersistDisabled, FILE_COUNT_LIMIT, FileError,
     FileOutcome, Outcome as PersistOutcome, SkipReason, Skipped, UploadedFile,

@@ -45,6 +45,10 @@ pub struct RecallOutcome {
     /// Why the selector asked for did not answer (no model configured, an
     /// invalid configuration), one line each.
     pub notes: Vec<String>,
+    /// For each of `recall.memories` (same order), what it cites that no
+    /// longer holds in the project (``cites `src/x.rs`, which does not
+    /// exist now``), or `None`; from one bounded check of them all.
+    pub citations: Vec<Option<String>>,
 }
 
 impl Project {
@@ -67,7 +71,17 @@ impl Project {
             &CancelToken::new(),
             &options,
         )?;
-        Ok(RecallOutcome { recall, notes })
+        let files: Vec<&std::path::Path> = recall
+            .memories
+            .iter()
+            .map(|m| m.path.as_std_path())
+            .collect();
+        let citations = self.citation_notes(&files);
+        Ok(RecallOutcome {
+            recall,
+            notes,
+            citations,
+        })
     }
 
     /// The model configured in the environment, or `None` with a note

@@ -4,6 +4,7 @@
 
 mod agent;
 mod bounded;
+mod citations;
 mod dream;
 mod errors;
 mod extract;

@@ -1,0 +1,4 @@
+//! Integration tests of memdir-citations: extraction, checking, notes.
+
+mod check;
+mod extract;
