@@ -23,6 +23,7 @@
 //! - [`Project::memory_files`], [`Project::create_memory_file`]: the
 //!   memory files a user edits by hand, by source.
 //! - [`fix_index`]: repair a folder after interrupted writes.
+//! - [`doctor`]: check a memory folder, and make the safe repairs.
 //! - [`migrate`]: the agent's settings migrations; [`Project::open`] also
 //!   runs them once at start-up, cheaply when nothing changed
 //!   ([`ENV_AUTO_MIGRATE`]`=0` turns that off).
@@ -44,6 +45,7 @@
 //! # Ok::<(), memdir_ops::OpsError>(())
 //! ```
 
+mod doctor;
 mod edit;
 mod error;
 mod extract;
@@ -58,6 +60,7 @@ mod recall;
 mod session;
 mod team;
 
+pub use doctor::{DoctorFixed, DoctorReport, doctor};
 pub use edit::MemoryFile;
 pub use error::{OpsError, SecretFound};
 pub use extract::{ExtractReport, ExtractRequest};
@@ -84,6 +87,7 @@ pub use memdir_filepersist::{
     DEFAULT_UPLOAD_CONCURRENCY, DisabledReason as PersistDisabled, FILE_COUNT_LIMIT, FileError,
     FileOutcome, Outcome as PersistOutcome, SkipReason, Skipped, UploadedFile,
 };
+pub use memdir_doctor::{Finding as DoctorFinding, Fix as DoctorFix, Severity};
 pub use memdir_memtypes::{MemoryFileSource, MemoryType};
 pub use memdir_paths::{Environment, Resolution};
 pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};
