@@ -4,6 +4,7 @@
 
 mod agent;
 mod bounded;
+mod doctor;
 mod dream;
 mod errors;
 mod extract;
