@@ -77,7 +77,10 @@ fn main() -> ExitCode {
         fired.entry(f.file).or_default().insert(f.check.to_owned());
     }
     let mut perfect = true;
-    println!("{:<16} {:>4} {:>4} {:>4} {:>9} {:>7}", "check", "tp", "fp", "fn", "precision", "recall");
+    println!(
+        "{:<16} {:>4} {:>4} {:>4} {:>9} {:>7}",
+        "check", "tp", "fp", "fn", "precision", "recall"
+    );
     for check in doctor.check_names() {
         let mut score = Score::default();
         for (file, expected) in &labels.files {
@@ -103,13 +106,20 @@ fn main() -> ExitCode {
             score.recall()
         );
     }
-    let unlabelled: Vec<_> = fired.keys().filter(|f| !labels.files.contains_key(*f)).collect();
+    let unlabelled: Vec<_> = fired
+        .keys()
+        .filter(|f| !labels.files.contains_key(*f))
+        .collect();
     if !unlabelled.is_empty() {
         println!("findings on unlabelled files: {unlabelled:?}");
         perfect = false;
     }
     thresholds(&view, &labels);
-    if perfect { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if perfect {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// Precision and recall of the near-duplicate check, per pair of the
@@ -120,11 +130,24 @@ fn thresholds(view: &FolderView, labels: &Labels) {
         .near_duplicate
         .pairs
         .iter()
-        .map(|(a, b)| if a <= b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) })
+        .map(|(a, b)| {
+            if a <= b {
+                (a.clone(), b.clone())
+            } else {
+                (b.clone(), a.clone())
+            }
+        })
         .collect();
-    println!("\nnear-duplicate pairs: {} labelled; the most similar pairs:", truth.len());
+    println!(
+        "\nnear-duplicate pairs: {} labelled; the most similar pairs:",
+        truth.len()
+    );
     for (a, b, s) in pairs.iter().take(6) {
-        let mark = if truth.contains(&(a.clone(), b.clone())) { "dup" } else { "" };
+        let mark = if truth.contains(&(a.clone(), b.clone())) {
+            "dup"
+        } else {
+            ""
+        };
         println!("  {s:.3} {a} ~ {b} {mark}");
     }
     println!("\n{:>9} {:>9} {:>7}", "threshold", "precision", "recall");
@@ -139,7 +162,15 @@ fn thresholds(view: &FolderView, labels: &Labels) {
                 (false, false) => {}
             }
         }
-        let mark = if (t - memdir_doctor::DUPLICATE_THRESHOLD).abs() < 1e-9 { " <- DUPLICATE_THRESHOLD" } else { "" };
-        println!("{t:>9.2} {:>9.2} {:>7.2}{mark}", score.precision(), score.recall());
+        let mark = if (t - memdir_doctor::DUPLICATE_THRESHOLD).abs() < 1e-9 {
+            " <- DUPLICATE_THRESHOLD"
+        } else {
+            ""
+        };
+        println!(
+            "{t:>9.2} {:>9.2} {:>7.2}{mark}",
+            score.precision(),
+            score.recall()
+        );
     }
 }

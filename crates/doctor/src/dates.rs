@@ -213,8 +213,16 @@ fn pattern(re: &str, rel: fn(&regex::Captures<'_>) -> Rel, style: Style) -> Patt
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     let count = "one|two|three|four|five|six|seven|a|[0-9]{1,2}";
     vec![
-        pattern(r"(?i)\bthe day after tomorrow\b", |_| Rel::Days(2), Style::Date),
-        pattern(r"(?i)\bthe day before yesterday\b", |_| Rel::Days(-2), Style::Date),
+        pattern(
+            r"(?i)\bthe day after tomorrow\b",
+            |_| Rel::Days(2),
+            Style::Date,
+        ),
+        pattern(
+            r"(?i)\bthe day before yesterday\b",
+            |_| Rel::Days(-2),
+            Style::Date,
+        ),
         pattern(r"(?i)\btomorrow\b", |_| Rel::Days(1), Style::Date),
         pattern(r"(?i)\byesterday\b", |_| Rel::Days(-1), Style::Date),
         pattern(
@@ -269,7 +277,11 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             |c| Rel::SameWeek(cjk_weekday(&c[1])),
             Style::Date,
         ),
-        pattern(r"(?:来週|先週|今週)(?:の?[月火水木金土日]曜日)?", |_| Rel::Vague, Style::Date),
+        pattern(
+            r"(?:来週|先週|今週)(?:の?[月火水木金土日]曜日)?",
+            |_| Rel::Vague,
+            Style::Date,
+        ),
         // Korean.
         pattern(r"그저께|그제", |_| Rel::Days(-2), Style::Date),
         pattern(r"모레", |_| Rel::Days(2), Style::Date),
@@ -316,7 +328,14 @@ pub(crate) fn find(body: &str) -> Vec<Found> {
 }
 
 /// Words before a weekday that make it a recurring one.
-const RECURRING_BEFORE: [&str; 6] = ["every ", "each ", "on a ", "most ", "alternate ", "every other "];
+const RECURRING_BEFORE: [&str; 6] = [
+    "every ",
+    "each ",
+    "on a ",
+    "most ",
+    "alternate ",
+    "every other ",
+];
 /// Words on the same line that make a weekday a recurring one.
 const RECURRING_LINE: [&str; 5] = ["weekly", "every week", "each week", "recurring", "biweekly"];
 /// Month names: a weekday followed by one is part of an absolute date.
@@ -401,16 +420,29 @@ mod tests {
 
     #[test]
     fn finds_cjk_relative_dates() {
-        assert_eq!(words("明天发布，昨天回滚，下周评审，上周三上线，本周五冻结，后天。"), [
-            "明天", "昨天", "下周", "上周三", "本周五", "后天"
-        ]);
-        assert_eq!(words("明日リリース。昨日、来週、先週、今週の金曜日、あした。"), [
-            "明日", "昨日", "来週", "先週", "今週の金曜日", "あした"
-        ]);
-        assert_eq!(words("내일 배포, 어제 롤백, 다음 주 회의, 지난주 장애, 이번 주 금요일, 모레."), [
-            "내일", "어제", "다음 주", "지난주", "이번 주 금요일", "모레"
-        ]);
-        assert_eq!(words("每周五发布。毎週金曜日。매주 금요일. 아모레"), Vec::<&str>::new());
+        assert_eq!(
+            words("明天发布，昨天回滚，下周评审，上周三上线，本周五冻结，后天。"),
+            ["明天", "昨天", "下周", "上周三", "本周五", "后天"]
+        );
+        assert_eq!(
+            words("明日リリース。昨日、来週、先週、今週の金曜日、あした。"),
+            ["明日", "昨日", "来週", "先週", "今週の金曜日", "あした"]
+        );
+        assert_eq!(
+            words("내일 배포, 어제 롤백, 다음 주 회의, 지난주 장애, 이번 주 금요일, 모레."),
+            [
+                "내일",
+                "어제",
+                "다음 주",
+                "지난주",
+                "이번 주 금요일",
+                "모레"
+            ]
+        );
+        assert_eq!(
+            words("每周五发布。毎週金曜日。매주 금요일. 아모레"),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]
@@ -418,7 +450,10 @@ mod tests {
         // 2026-03-04 is a Wednesday.
         let reference = Some(jiff::civil::date(2026, 3, 4));
         let body = "tomorrow, Thursday, Wednesday, next Monday, 本周五, 今週の日曜日, in two days";
-        let got: Vec<Option<String>> = find(body).iter().map(|f| f.replacement(reference)).collect();
+        let got: Vec<Option<String>> = find(body)
+            .iter()
+            .map(|f| f.replacement(reference))
+            .collect();
         assert_eq!(
             got,
             [

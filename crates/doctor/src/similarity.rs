@@ -37,10 +37,7 @@ fn terms(text: &str) -> Terms {
 }
 
 fn cosine(a: &Terms, b: &Terms) -> f64 {
-    let dot: f64 = a
-        .iter()
-        .filter_map(|(t, x)| b.get(t).map(|y| x * y))
-        .sum();
+    let dot: f64 = a.iter().filter_map(|(t, x)| b.get(t).map(|y| x * y)).sum();
     let norm = |v: &Terms| v.values().map(|x| x * x).sum::<f64>().sqrt();
     let denominator = norm(a) * norm(b);
     if denominator == 0.0 {

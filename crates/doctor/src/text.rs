@@ -42,7 +42,11 @@ pub(crate) fn mask_code(body: &str) -> String {
 
 fn blank(line: &str, out: &mut String) {
     for b in line.bytes() {
-        out.push(if b == b'\n' || b == b'\r' { b as char } else { ' ' });
+        out.push(if b == b'\n' || b == b'\r' {
+            b as char
+        } else {
+            ' '
+        });
     }
 }
 

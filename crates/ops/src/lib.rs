@@ -83,11 +83,11 @@ pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
 
 // The value types this crate's API is made of, so that a front end needs
 // this crate alone.
+pub use memdir_doctor::{Finding as DoctorFinding, Fix as DoctorFix, Severity};
 pub use memdir_filepersist::{
     DEFAULT_UPLOAD_CONCURRENCY, DisabledReason as PersistDisabled, FILE_COUNT_LIMIT, FileError,
     FileOutcome, Outcome as PersistOutcome, SkipReason, Skipped, UploadedFile,
 };
-pub use memdir_doctor::{Finding as DoctorFinding, Fix as DoctorFix, Severity};
 pub use memdir_memtypes::{MemoryFileSource, MemoryType};
 pub use memdir_paths::{Environment, Resolution};
 pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};

@@ -41,7 +41,12 @@ impl Check for FrontmatterCheck {
             if parsed.header.memory_type.is_none() && !mistyped {
                 say("no type: add `type:` (user, feedback, project or reference)".to_owned());
             }
-            if parsed.header.name.as_deref().is_none_or(|n| n.trim().is_empty()) {
+            if parsed
+                .header
+                .name
+                .as_deref()
+                .is_none_or(|n| n.trim().is_empty())
+            {
                 say("no name: add `name:`".to_owned());
             }
             if parsed

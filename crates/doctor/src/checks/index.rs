@@ -38,8 +38,12 @@ impl Check for IndexCheck {
             }
             let (text, utf8) = decode_index(&index.bytes);
             for lint in utf8.into_iter().chain(lint_index(&text, Some(&listing))) {
-                let mut finding =
-                    Finding::new(self.name(), Severity::Warning, index.rel.clone(), lint.message);
+                let mut finding = Finding::new(
+                    self.name(),
+                    Severity::Warning,
+                    index.rel.clone(),
+                    lint.message,
+                );
                 if let Some(line) = lint.line {
                     finding = finding.at_line(line);
                 }

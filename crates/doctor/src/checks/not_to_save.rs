@@ -32,20 +32,25 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("the not-to-save patterns are valid")
 }
 
-static PATH_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^\s*(?:[-*+]|\d+\.)\s+`?(?:[\w.-]+/)+[\w.-]+\.\w{1,5}`?(?:\s|:|$)")
-});
+static PATH_ITEM: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*(?:[-*+]|\d+\.)\s+`?(?:[\w.-]+/)+[\w.-]+\.\w{1,5}`?(?:\s|:|$)"));
 static HASH: LazyLock<Regex> = LazyLock::new(|| re(r"\b[0-9a-f]{7,40}\b"));
 static GIT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\b(?:commit(?:ted)?|merged|reverted|cherry-pick(?:ed)?|rebased|git log|git blame|force-pushed|landed in)\b")
+    re(
+        r"(?i)\b(?:commit(?:ted)?|merged|reverted|cherry-pick(?:ed)?|rebased|git log|git blame|force-pushed|landed in)\b",
+    )
 });
 static DEBUG: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\bthe fix (?:was|is)\b|\bto debug (?:this|it)\b|\broot cause (?:was|is)\b|\bfixed it by\b|traceback \(most recent call last\)|\bpanicked at\b|修复方法是|解决方法是|修正方法は|直し方は|해결 방법은|고친 방법은")
+    re(
+        r"(?i)\bthe fix (?:was|is)\b|\bto debug (?:this|it)\b|\broot cause (?:was|is)\b|\bfixed it by\b|traceback \(most recent call last\)|\bpanicked at\b|修复方法是|解决方法是|修正方法は|直し方は|해결 방법은|고친 방법은",
+    )
 });
 static TRACE_LINE: LazyLock<Regex> =
     LazyLock::new(|| re(r#"^\s+(?:at \S+.*:\d+|File ".+", line \d+)"#));
 static EPHEMERAL: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\bcurrently working on\b|\btodo today\b|\bright now i'?m\b|\bin the middle of\b|\bfor this session\b|\bwork in progress\b|今天要做|今天的任务|現在作業中|今日のタスク|지금 작업 중|오늘 할 일")
+    re(
+        r"(?i)\bcurrently working on\b|\btodo today\b|\bright now i'?m\b|\bin the middle of\b|\bfor this session\b|\bwork in progress\b|今天要做|今天的任务|現在作業中|今日のタスク|지금 작업 중|오늘 할 일",
+    )
 });
 
 impl Check for NotToSave {
@@ -78,19 +83,30 @@ fn reasons(memory: &MemoryFile) -> Vec<(usize, String)> {
         out.push((line, "mostly code or a list of file paths: code patterns, architecture and paths are derivable from the project (R1.3)".to_owned()));
     }
     if let Some(line) = git_history(&masked) {
-        out.push((line, "git history (commits, merges): git log and git blame are authoritative (R1.3)".to_owned()));
+        out.push((
+            line,
+            "git history (commits, merges): git log and git blame are authoritative (R1.3)"
+                .to_owned(),
+        ));
     }
     if let Some(line) = debugging(body, &masked) {
-        out.push((line, "a debugging recipe: the fix is in the code, the context in the commit message (R1.3)".to_owned()));
+        out.push((
+            line,
+            "a debugging recipe: the fix is in the code, the context in the commit message (R1.3)"
+                .to_owned(),
+        ));
     }
     if let Some(m) = EPHEMERAL.find(&masked) {
-        out.push((line_of(body, m.start()), "ephemeral task details: they are stale by the next conversation (R1.3)".to_owned()));
+        out.push((
+            line_of(body, m.start()),
+            "ephemeral task details: they are stale by the next conversation (R1.3)".to_owned(),
+        ));
     }
     out
 }
 
 fn code_body(body: &str, masked: &str) -> Option<usize> {
-    let mut total = 0;
+    let mut total: usize = 0;
     let mut code = 0;
     let mut paths = 0;
     let mut first = None;
@@ -110,14 +126,19 @@ fn code_body(body: &str, masked: &str) -> Option<usize> {
     #[allow(clippy::cast_precision_loss, reason = "line counts are small")]
     let share = |n: usize| n as f64 / total.max(1) as f64;
     let heavy = |n: usize| n >= MIN_CODE_LINES && share(n) >= CODE_SHARE;
-    if heavy(code) || heavy(paths) { first } else { None }
+    if heavy(code) || heavy(paths) {
+        first
+    } else {
+        None
+    }
 }
 
 fn git_history(masked: &str) -> Option<usize> {
     let words: Vec<_> = GIT_WORDS.find_iter(masked).collect();
-    let hash = HASH
-        .find_iter(masked)
-        .find(|m| m.as_str().bytes().any(|b| b.is_ascii_digit()) && m.as_str().bytes().any(|b| b.is_ascii_alphabetic()));
+    let hash = HASH.find_iter(masked).find(|m| {
+        m.as_str().bytes().any(|b| b.is_ascii_digit())
+            && m.as_str().bytes().any(|b| b.is_ascii_alphabetic())
+    });
     let first = words.first()?;
     if hash.is_some() || words.len() >= 3 {
         Some(line_of(masked, first.start()))

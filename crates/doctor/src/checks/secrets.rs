@@ -31,7 +31,11 @@ impl Check for SecretsCheck {
                         self.name(),
                         severity,
                         memory.rel.clone(),
-                        format!("{} ({}): {why}", found.label.trim_end_matches('.'), found.rule_id),
+                        format!(
+                            "{} ({}): {why}",
+                            found.label.trim_end_matches('.'),
+                            found.rule_id
+                        ),
                     )
                     .at_line(found.line),
                 );

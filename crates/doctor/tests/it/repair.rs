@@ -11,17 +11,31 @@ fn the_frontmatter_is_kept_byte_for_byte_and_the_utc_date_is_the_reference() {
     let head = NESTED.split("---\r\nShip").next().unwrap();
     assert!(fix.text.starts_with(head), "{}", fix.text);
     // 23:30 in Tokyo is 14:30 UTC on 2026-03-04.
-    assert!(fix.text.ends_with("Ship 2026-03-05; review next Monday; `tomorrow` in code stays.\r\n"), "{}", fix.text);
+    assert!(
+        fix.text
+            .ends_with("Ship 2026-03-05; review next Monday; `tomorrow` in code stays.\r\n"),
+        "{}",
+        fix.text
+    );
     assert_eq!(fix.changes.len(), 1);
     assert_eq!(fix.changes[0].line, 9);
-    assert_eq!(fix_relative_dates(&fix.text), None, "a second run changes nothing");
+    assert_eq!(
+        fix_relative_dates(&fix.text),
+        None,
+        "a second run changes nothing"
+    );
 }
 
 #[test]
 fn without_modified_or_with_only_vague_dates_nothing_is_repaired() {
-    assert_eq!(fix_relative_dates("---\nname: a\n---\nShip tomorrow.\n"), None);
     assert_eq!(
-        fix_relative_dates("---\nname: a\nmodified: 2026-03-04T10:00:00Z\n---\nShip next week, or last Friday.\n"),
+        fix_relative_dates("---\nname: a\n---\nShip tomorrow.\n"),
+        None
+    );
+    assert_eq!(
+        fix_relative_dates(
+            "---\nname: a\nmodified: 2026-03-04T10:00:00Z\n---\nShip next week, or last Friday.\n"
+        ),
         None
     );
     assert_eq!(fix_relative_dates("no frontmatter, tomorrow"), None);
@@ -32,12 +46,27 @@ fn a_weekday_equal_to_the_modified_day_is_ambiguous() {
     // 2026-03-04 is a Wednesday.
     let text = "---\nmodified: 2026-03-04T10:00:00Z\n---\nDemo on Wednesday, retro on Friday.\n";
     let fix = fix_relative_dates(text).unwrap();
-    assert!(fix.text.ends_with("Demo on Wednesday, retro on 2026-03-06.\n"), "{}", fix.text);
+    assert!(
+        fix.text
+            .ends_with("Demo on Wednesday, retro on 2026-03-06.\n"),
+        "{}",
+        fix.text
+    );
 }
 
 #[test]
 fn hostile_bodies_do_not_panic() {
-    for body in ["`", "```", "\u{feff}", "明", "내", "in 99 days", "0 days ago", "\r\n\r\n", "ééé tomorrow`"] {
+    for body in [
+        "`",
+        "```",
+        "\u{feff}",
+        "明",
+        "내",
+        "in 99 days",
+        "0 days ago",
+        "\r\n\r\n",
+        "ééé tomorrow`",
+    ] {
         let text = format!("---\nmodified: 2026-03-04T10:00:00Z\n---\n{body}");
         let _ = fix_relative_dates(&text);
         let _ = fix_relative_dates(body);

@@ -50,11 +50,19 @@ fn the_json_has_the_documented_shape_and_problems_exit_1() {
     let findings = json["findings"].as_array().unwrap();
     assert!(!findings.is_empty());
     for finding in findings {
-        let keys: Vec<&str> = finding.as_object().unwrap().keys().map(String::as_str).collect();
+        let keys: Vec<&str> = finding
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         for key in ["check", "severity", "file", "message"] {
             assert!(keys.contains(&key), "{finding}");
         }
-        assert!(keys.iter().all(|k| ["check", "severity", "file", "line", "message"].contains(k)));
+        assert!(
+            keys.iter()
+                .all(|k| ["check", "severity", "file", "line", "message"].contains(k))
+        );
         assert!(["error", "warning"].contains(&finding["severity"].as_str().unwrap()));
     }
     let secret = findings
@@ -63,7 +71,10 @@ fn the_json_has_the_documented_shape_and_problems_exit_1() {
         .unwrap();
     assert_eq!(secret["check"], "secret");
     assert_eq!(secret["severity"], "error");
-    assert!(!json.to_string().contains("Zx9Qm2Lr7Kt4"), "a secret is never echoed");
+    assert!(
+        !json.to_string().contains("Zx9Qm2Lr7Kt4"),
+        "a secret is never echoed"
+    );
 }
 
 #[test]
@@ -80,16 +91,29 @@ fn a_clean_folder_exits_0_with_no_findings() {
     // The missing index is the one repair: it gets the three lines.
     assert_eq!(json["fixed"].as_array().unwrap().len(), 3, "{json}");
     assert_eq!(code, Some(0));
-    let text = memdir_in(&f.project, &[], ["--memory-dir", memory.to_str().unwrap(), "doctor"]);
+    let text = memdir_in(
+        &f.project,
+        &[],
+        ["--memory-dir", memory.to_str().unwrap(), "doctor"],
+    );
     assert_eq!(text.status.code(), Some(0));
-    assert!(stdout(&text).contains("no problems found"), "{}", stdout(&text));
+    assert!(
+        stdout(&text).contains("no problems found"),
+        "{}",
+        stdout(&text)
+    );
 }
 
 /// The repairs, and the files they changed compared with the fixture.
 fn changes(memory: &Path, fixed: &Value) -> String {
     let mut out = String::new();
     for f in fixed.as_array().unwrap() {
-        let _ = writeln!(out, "{}: {}", f["file"].as_str().unwrap(), f["change"].as_str().unwrap());
+        let _ = writeln!(
+            out,
+            "{}: {}",
+            f["file"].as_str().unwrap(),
+            f["change"].as_str().unwrap()
+        );
     }
     let fixture = root().join("fixtures/doctor/memory");
     let mut files: Vec<String> = fixed
@@ -126,12 +150,20 @@ fn fix_makes_only_the_safe_repairs_and_a_second_run_changes_nothing() {
     let remaining = first["findings"].as_array().unwrap();
     let fixable = |f: &&Value| {
         f["message"].as_str().unwrap().contains("(from `modified`)")
-            || f["message"].as_str().unwrap().contains("no index line links to")
+            || f["message"]
+                .as_str()
+                .unwrap()
+                .contains("no index line links to")
     };
     assert_eq!(remaining.iter().filter(fixable).count(), 0);
     assert_eq!(
         remaining.len(),
-        before["findings"].as_array().unwrap().iter().filter(|f| !fixable(f)).count()
+        before["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| !fixable(f))
+            .count()
     );
     // No memory was deleted.
     for entry in std::fs::read_dir(root().join("fixtures/doctor/memory")).unwrap() {
