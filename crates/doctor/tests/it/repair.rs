@@ -72,3 +72,42 @@ fn hostile_bodies_do_not_panic() {
         let _ = fix_relative_dates(body);
     }
 }
+
+/// Words a body is made of in the property test: relative dates of the
+/// four languages, recurring weekdays, code, and filler.
+const WORDS: [&str; 18] = [
+    "tomorrow",
+    "Thursday",
+    "every Friday",
+    "in two days",
+    "next week",
+    "`yesterday`",
+    "明天",
+    "本周五",
+    "明日",
+    "今週の金曜日",
+    "내일",
+    "이번 주 금요일",
+    "ship",
+    " ",
+    "\n",
+    "on",
+    "Monday's",
+    "2026-03-05",
+];
+
+proptest::proptest! {
+    #[test]
+    fn a_repair_keeps_the_frontmatter_and_a_second_one_changes_nothing(
+        picks in proptest::collection::vec(0..WORDS.len(), 0..24),
+    ) {
+        let head = "---\nname: p\nmetadata:\n  type: project\n  modified: 2026-03-04T10:00:00Z\n---\n";
+        let body: String = picks.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ");
+        let text = format!("{head}{body}\n");
+        if let Some(fix) = fix_relative_dates(&text) {
+            proptest::prop_assert!(fix.text.starts_with(head));
+            proptest::prop_assert!(!fix.changes.is_empty());
+            proptest::prop_assert_eq!(fix_relative_dates(&fix.text), None);
+        }
+    }
+}
