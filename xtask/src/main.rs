@@ -33,10 +33,14 @@ Tasks:
   package  package every publishable crate on its own and build each from
            its package alone (cargo package, verified): proof that no crate
            reaches outside its folder
-  eval     print the recall evaluation table for the relevance crate's
-           labelled set, crates/relevance/tests/fixtures/recall-eval/
-           (per category: top-1 accuracy or abstain accuracy; --failures
-           lists every wrong answer)
+  eval     cargo xtask eval [recall|doctor|all] [--failures]: `recall`
+           (the default) prints the recall evaluation table for the
+           relevance crate's labelled set,
+           crates/relevance/tests/fixtures/recall-eval/ (per category:
+           top-1 accuracy or abstain accuracy); `doctor` prints each doctor
+           check's precision and recall on fixtures/doctor/ and the
+           near-duplicate threshold table; `all` runs both; --failures
+           lists every wrong answer
   bench    run the criterion benchmarks (extra arguments go to cargo bench)
   fuzz     run the fuzz targets in fuzz/ (needs nightly and cargo-fuzz):
            cargo xtask fuzz [--seconds N] [--no-cmin] [TARGET...]; a
@@ -216,19 +220,36 @@ fn bench(extra: &[String]) -> Result<(), String> {
     run_cargo(&args)
 }
 
+/// `eval [recall|doctor|all] [ARGS…]`: the labelled evaluations; the
+/// recall one when no set is named.
 fn eval(extra: &[String]) -> Result<(), String> {
-    let mut args = vec![
-        "run",
-        "--quiet",
-        "--release",
-        "--package",
-        "memdir-relevance",
-        "--example",
-        "recall_eval",
-        "--",
-    ];
-    args.extend(extra.iter().map(String::as_str));
-    run_cargo(&args)
+    let (sets, rest): (&[(&str, &str)], &[String]) = match extra.first().map(String::as_str) {
+        Some("recall") => (&[("memdir-relevance", "recall_eval")], &extra[1..]),
+        Some("doctor") => (&[("memdir-doctor", "doctor_eval")], &extra[1..]),
+        Some("all") => (
+            &[
+                ("memdir-relevance", "recall_eval"),
+                ("memdir-doctor", "doctor_eval"),
+            ],
+            &extra[1..],
+        ),
+        _ => (&[("memdir-relevance", "recall_eval")], extra),
+    };
+    for (package, example) in sets {
+        let mut args = vec![
+            "run",
+            "--quiet",
+            "--release",
+            "--package",
+            package,
+            "--example",
+            example,
+            "--",
+        ];
+        args.extend(rest.iter().map(String::as_str));
+        run_cargo(&args)?;
+    }
+    Ok(())
 }
 
 fn review() -> Result<(), String> {

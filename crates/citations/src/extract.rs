@@ -18,9 +18,11 @@
 //! - A **path** never is a URL (`scheme://`), a home path (`~/…`,
 //!   `$HOME/…`), a glob (`*?[]{}`), or a path with a `..` segment; a
 //!   first segment with a dot inside (`example.com/x.html`) is a host, not a
-//!   folder. In inline code a path may also be a bare file name with a
-//!   known extension (`retry.rs`) or a well-known extensionless file
-//!   (`Makefile`, `Dockerfile`, …).
+//!   folder. A bare file name (`retry.rs`, `package-lock.json`,
+//!   `Makefile`) is not a citation: memories name files to avoid or to
+//!   create as often as files that exist ("never commit
+//!   `package-lock.json`"), and without a folder the name says nothing
+//!   about where the file should be.
 //! - An **identifier** (inline code only) is made of identifier characters
 //!   joined by `::` or `.`, optionally followed by `()`, and looks like
 //!   code: it has an `_`, a `::`, an inner capital after a lower-case
@@ -35,31 +37,6 @@
 /// The most citations taken from one memory body: a note about more would
 /// be unreadable, and the check stays bounded.
 pub const MAX_CITATIONS: usize = 64;
-
-/// Extensions of source, configuration and documentation files: a bare
-/// file name in inline code with one of these is a path.
-const KNOWN_EXTENSIONS: &[&str] = &[
-    "rs", "toml", "md", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "c", "h",
-    "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "sh", "bash", "zsh", "json", "yaml",
-    "yml", "lock", "sql", "html", "css", "scss", "vue", "svelte", "proto", "txt", "cfg", "ini",
-    "conf", "xml", "gradle", "ex", "exs", "erl", "hs", "ml", "lua", "dart", "zig", "nix", "tf",
-    "env",
-];
-
-/// Files that are known by name without an extension.
-const KNOWN_NAMES: &[&str] = &[
-    "Makefile",
-    "Dockerfile",
-    "Justfile",
-    "justfile",
-    "Gemfile",
-    "Rakefile",
-    "Procfile",
-    "Vagrantfile",
-    "Containerfile",
-    "CODEOWNERS",
-    "LICENSE",
-];
 
 /// What a citation claims exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -294,26 +271,20 @@ fn is_path(token: &str, in_code: bool) -> bool {
         if in_code {
             return last.chars().any(char::is_alphanumeric);
         }
-        return has_extension(last, false);
+        return has_extension(last);
     }
-    in_code && (has_extension(last, true) || KNOWN_NAMES.contains(&last))
+    false
 }
 
-/// Whether a file name ends in `.ext`: any short alphanumeric extension
-/// after a non-empty stem, or only a known one when `known_only`.
-fn has_extension(name: &str, known_only: bool) -> bool {
-    let Some((stem, ext)) = name.rsplit_once('.') else {
+/// Whether a file name ends in `.ext`: a short alphanumeric extension.
+fn has_extension(name: &str) -> bool {
+    let Some((_, ext)) = name.rsplit_once('.') else {
         return false;
     };
-    let ext_ok = !ext.is_empty()
+    !ext.is_empty()
         && ext.len() <= 10
         && ext.chars().all(|c| c.is_ascii_alphanumeric())
-        && ext.chars().any(|c| c.is_ascii_alphabetic());
-    if known_only {
-        !stem.is_empty() && KNOWN_EXTENSIONS.contains(&ext)
-    } else {
-        ext_ok
-    }
+        && ext.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 fn as_flag(span: &str) -> Option<&str> {

@@ -12,6 +12,7 @@
 mod add;
 mod agent;
 mod context;
+mod doctor;
 mod dream;
 mod edit;
 mod extract;
@@ -146,6 +147,10 @@ enum Command {
     /// Upload the files a turn wrote in its outputs folder to the Files
     /// API (BYOC environments).
     Persist(persist::PersistArgs),
+    /// Check the memory folder: near-duplicates, relative dates, what
+    /// should not be a memory, secrets, frontmatter, the index; --fix
+    /// makes the safe repairs.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// How a command ended, mapped to the exit status of SPEC R17.1.
@@ -200,6 +205,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp::run(args, &cli.global),
         Command::Edit(args) => edit::run(args, &cli.global),
         Command::Persist(args) => persist::run(args, &cli.global),
+        Command::Doctor(args) => doctor::run(args, &cli.global),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

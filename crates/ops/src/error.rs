@@ -198,6 +198,9 @@ pub enum OpsError {
         /// The path resolved.
         path: camino::Utf8PathBuf,
     },
+    /// A memory folder could not be read for its checks.
+    #[error(transparent)]
+    Doctor(#[from] memdir_doctor::DoctorError),
     /// A session has no notes yet.
     #[error("no notes for session {session} yet (they would be at {})", path.display())]
     NoSessionNotes {

@@ -26,6 +26,7 @@
 //! - [`Project::memory_files`], [`Project::create_memory_file`]: the
 //!   memory files a user edits by hand, by source.
 //! - [`fix_index`]: repair a folder after interrupted writes.
+//! - [`doctor`]: check a memory folder, and make the safe repairs.
 //! - [`migrate`]: the agent's settings migrations; [`Project::open`] also
 //!   runs them once at start-up, cheaply when nothing changed
 //!   ([`ENV_AUTO_MIGRATE`]`=0` turns that off).
@@ -47,6 +48,7 @@
 //! # Ok::<(), memdir_ops::OpsError>(())
 //! ```
 
+mod doctor;
 mod edit;
 mod error;
 mod extract;
@@ -62,6 +64,7 @@ mod session;
 mod team;
 mod verify;
 
+pub use doctor::{DOCTOR_CITATIONS_BUDGET, DoctorFixed, DoctorReport, doctor};
 pub use edit::MemoryFile;
 pub use error::{OpsError, SecretFound};
 pub use extract::{ExtractReport, ExtractRequest};
@@ -91,6 +94,7 @@ pub use verify::{
 pub use memdir_citations::{
     Broken as CitationBroken, Checked as CheckedCitation, Citation, CitationKind, Verdict,
 };
+pub use memdir_doctor::{Finding as DoctorFinding, Fix as DoctorFix, Severity};
 pub use memdir_filepersist::{
     DEFAULT_UPLOAD_CONCURRENCY, DisabledReason as PersistDisabled, FILE_COUNT_LIMIT, FileError,
     FileOutcome, Outcome as PersistOutcome, SkipReason, Skipped, UploadedFile,

@@ -112,3 +112,27 @@ fn verify_help_has_an_example() {
     let out = crate::memdir(["verify", "--help"]);
     assert!(stdout(&out).contains("memdir verify retry-policy.md --json"));
 }
+
+#[test]
+fn doctor_reports_each_broken_citation_with_its_file_and_line() {
+    let dir = fixture();
+    let out = run(dir.path(), &["doctor", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut cited: Vec<String> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "citation")
+        .map(|f| {
+            assert_eq!(f["severity"], "warning", "{f}");
+            assert!(f["line"].as_u64().is_some(), "{f}");
+            format!(
+                "{}: {}",
+                f["file"].as_str().unwrap(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    cited.sort();
+    insta::assert_snapshot!(cited.join("\n"));
+}

@@ -5,6 +5,7 @@
 mod agent;
 mod bounded;
 mod citations;
+mod doctor;
 mod dream;
 mod errors;
 mod extract;
