@@ -345,6 +345,7 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
             .collect::<HashSet<_>>(),
         recent_tools: Vec::new(),
         selector: SelectorChoice::Local,
+        citations_budget: None,
     };
     let outcome = project.recall(&request)?;
     let recall = &outcome.recall;

@@ -71,6 +71,7 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
             SelectorArg::Local => SelectorChoice::Local,
             SelectorArg::Model => SelectorChoice::Model,
         },
+        citations_budget: None,
     };
     let outcome = project.recall(&request).map_err(ops_error)?;
     for note in &outcome.notes {

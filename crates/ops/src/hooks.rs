@@ -22,6 +22,12 @@ use serde_json::{Map, Value, json};
 use crate::ordered::{Ordered, in_order_of, pretty};
 use crate::{OpsError, Project, RecallOutcome, RecallRequest, SelectorChoice};
 
+/// How long the prompt hook's citation check may take: the hook answers
+/// on every prompt and has a 10 ms target, so it checks what it can in a
+/// few milliseconds (every cited path; identifiers as far as the search
+/// gets) and leaves the rest to `memdir verify` and `memdir doctor`.
+pub const HOOK_CITATIONS_BUDGET: std::time::Duration = std::time::Duration::from_millis(4);
+
 /// How many backup copies of a settings file `install_hooks` and
 /// `uninstall_hooks` keep.
 pub const KEPT_BACKUPS: usize = 5;
@@ -159,6 +165,7 @@ impl Project {
             surfaced: injected.iter().map(PathBuf::from).collect(),
             recent_tools: Vec::new(),
             selector: SelectorChoice::Local,
+            citations_budget: Some(HOOK_CITATIONS_BUDGET),
         })?;
         if !outcome.recall.memories.is_empty() {
             injected.extend(

@@ -68,7 +68,9 @@ pub use doctor::{DOCTOR_CITATIONS_BUDGET, DoctorFixed, DoctorReport, doctor};
 pub use edit::MemoryFile;
 pub use error::{OpsError, SecretFound};
 pub use extract::{ExtractReport, ExtractRequest};
-pub use hooks::{HookEvent, HooksChange, KEPT_BACKUPS, SettingsScope, sanitize_session};
+pub use hooks::{
+    HOOK_CITATIONS_BUDGET, HookEvent, HooksChange, KEPT_BACKUPS, SettingsScope, sanitize_session,
+};
 pub use log::{DreamReport, Logged, MAX_LOG_BYTES, MAX_LOG_ENTRY_BYTES};
 pub use memdir_extract::DreamOutcome;
 pub use memdir_extract::Outcome as ExtractOutcome;

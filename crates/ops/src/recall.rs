@@ -34,6 +34,10 @@ pub struct RecallRequest {
     pub recent_tools: Vec<String>,
     /// Who chooses.
     pub selector: SelectorChoice,
+    /// How long the citation check may take; `None` is the default
+    /// ([`memdir_citations::DEFAULT_BUDGET`]). `MEMDIR_CITATIONS_BUDGET_MS`
+    /// overrides both.
+    pub citations_budget: Option<std::time::Duration>,
 }
 
 /// A recall and what a front end should tell the user about it.
@@ -76,7 +80,7 @@ impl Project {
             .iter()
             .map(|m| m.path.as_std_path())
             .collect();
-        let citations = self.citation_notes(&files);
+        let citations = self.citation_notes_within(&files, request.citations_budget);
         Ok(RecallOutcome {
             recall,
             notes,

@@ -68,7 +68,18 @@ impl Project {
     /// not be settled, or the file cannot be read.
     #[must_use]
     pub fn citation_notes(&self, files: &[&Path]) -> Vec<Option<String>> {
-        let budget = self.citations_budget();
+        self.citation_notes_within(files, None)
+    }
+
+    /// [`citation_notes`](Self::citation_notes) within `budget` (`None`:
+    /// the recall budget); `MEMDIR_CITATIONS_BUDGET_MS` overrides it.
+    #[must_use]
+    pub fn citation_notes_within(
+        &self,
+        files: &[&Path],
+        budget: Option<Duration>,
+    ) -> Vec<Option<String>> {
+        let budget = self.citations_budget(budget);
         if budget.is_zero() || files.is_empty() {
             return vec![None; files.len()];
         }
@@ -166,11 +177,13 @@ impl Project {
             .collect()
     }
 
-    fn citations_budget(&self) -> Duration {
+    fn citations_budget(&self, asked: Option<Duration>) -> Duration {
         self.env()
             .var(ENV_CITATIONS_BUDGET_MS)
             .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(memdir_citations::DEFAULT_BUDGET, Duration::from_millis)
+            .map(Duration::from_millis)
+            .or(asked)
+            .unwrap_or(memdir_citations::DEFAULT_BUDGET)
     }
 }
 

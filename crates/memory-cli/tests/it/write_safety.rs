@@ -391,7 +391,7 @@ fn adds_and_index_fix_at_once_lose_nothing() {
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"added": [], "tempFilesRemoved": 0, "remaining": []}),
+            serde_json::json!({"added": [], "tempFilesRemoved": 0, "supersededLinesRemoved": [], "remaining": []}),
             "a fix saw a half-done add"
         );
     }
