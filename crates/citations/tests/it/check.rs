@@ -1,3 +1,5 @@
+//! Checking citations against a project: paths, identifiers, flags, the budget.
+
 use std::fs;
 use std::path::Path;
 use std::time::Duration;

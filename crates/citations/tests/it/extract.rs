@@ -1,3 +1,5 @@
+//! Extracting citations from memory bodies, odd and hostile ones included.
+
 use std::fmt::Write as _;
 
 use memdir_citations::{Citation, CitationKind, MAX_CITATIONS, extract_citations};
