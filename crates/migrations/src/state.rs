@@ -136,37 +136,7 @@ pub(crate) fn append_event(
 /// only: the file names accounts and projects), then keeps the
 /// [`KEPT_BACKUPS`] newest.
 pub(crate) fn backup(dir: &Path, name: &str, bytes: &[u8], now_ms: i64) -> io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let prefix = format!("{name}.backup.");
-    let mut stamp = now_ms;
-    let (path, mut out) = loop {
-        let path = dir.join(format!("{prefix}{stamp}"));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        match options.open(&path) {
-            Ok(out) => break (path, out),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => stamp += 1,
-            Err(e) => return Err(e),
-        }
-    };
-    out.write_all(bytes)?;
-    out.sync_all()?;
-    let mut copies: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)?
-        .flatten()
-        .filter_map(|entry| {
-            let file_name = entry.file_name();
-            let stamp = file_name.to_str()?.strip_prefix(&prefix)?.parse().ok()?;
-            Some((stamp, entry.path()))
-        })
-        .collect();
-    copies.sort();
-    let excess = copies.len().saturating_sub(KEPT_BACKUPS);
-    for (_, old) in &copies[..excess] {
-        if let Err(e) = std::fs::remove_file(old) {
-            log::warn!("cannot remove the old backup {}: {e}", old.display());
-        }
-    }
-    Ok(path)
+    // Thirteen digits until the year 2286: names sort as they age.
+    let stamp = format!("{now_ms:013}");
+    memdir_settings::write_backup(dir, &format!("{name}.backup."), &stamp, bytes, KEPT_BACKUPS)
 }

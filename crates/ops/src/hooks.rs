@@ -406,10 +406,6 @@ fn backup(file: &Path) -> Result<Option<PathBuf>, OpsError> {
     if !file.exists() {
         return Ok(None);
     }
-    let failed = |path: &Path| {
-        let path = path.to_owned();
-        move |source| OpsError::Backup { path, source }
-    };
     let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
         return Ok(None);
     };
@@ -420,34 +416,18 @@ fn backup(file: &Path) -> Result<Option<PathBuf>, OpsError> {
         now.strftime("%Y%m%dT%H%M%S"),
         now.subsec_nanosecond()
     );
-    let target = dir.join(format!("{prefix}{stamp}"));
     let bytes = read_regular_file(file, memdir_settings::MAX_SETTINGS_BYTES).map_err(|e| {
         OpsError::Backup {
-            path: target.clone(),
+            path: dir.join(format!("{prefix}{stamp}")),
             source: io::Error::other(e),
         }
     })?;
-    let mut out = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&target)
-        .map_err(failed(&target))?;
-    io::Write::write_all(&mut out, &bytes).map_err(failed(&target))?;
-    out.sync_all().map_err(failed(&target))?;
-    let mut copies: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(failed(dir))?
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-        .map(|e| e.path())
-        .collect();
-    copies.sort();
-    let excess = copies.len().saturating_sub(KEPT_BACKUPS);
-    for old in &copies[..excess] {
-        if let Err(e) = std::fs::remove_file(old) {
-            log::warn!("cannot remove the old backup {}: {e}", old.display());
-        }
-    }
-    Ok(Some(target))
+    memdir_settings::write_backup(dir, &prefix, &stamp, &bytes, KEPT_BACKUPS)
+        .map(Some)
+        .map_err(|source| OpsError::Backup {
+            path: dir.join(format!("{prefix}{stamp}")),
+            source,
+        })
 }
 
 fn create_dir(dir: &Path) -> Result<(), OpsError> {

@@ -28,9 +28,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod backup;
 mod read;
 mod write;
 
+pub use backup::write_backup;
 pub use read::{
     MAX_SETTINGS_BYTES, Settings, SettingsFile, SettingsLocations, SettingsSource, SettingsWarning,
     managed_settings_path,

@@ -66,7 +66,7 @@ pub use child::run_test_with_proxy;
 pub use postgres::{POSTGRES_URL_VAR, PgDatabase, REQUIRE_POSTGRES_VAR, with_dbname};
 pub use proxy::Proxy;
 pub use server::{Recorded, Reply, ScriptedServer};
-pub use world::{Folders, fixture, write_file};
+pub use world::{Folders, copy_tree, fixture, write_file};
 
 /// `http://127.0.0.1:<port>` for a port nobody listens on (bound, then
 /// released), so a connection to it is refused.

@@ -58,6 +58,21 @@ pub fn fixture(rel: &str) -> PathBuf {
     path
 }
 
+/// Copies the folder tree `from` into `to` (created), plain files and
+/// folders only: a fixture copied before a test changes it.
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// Writes `text` to `path`, creating the folders on the way.
 pub fn write_file(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -3,21 +3,9 @@
 
 use std::path::Path;
 
-use crate::{memdir_in, root, stdout};
+use memdir_testkit::copy_tree;
 
-/// Copies `from` into `to`, recursively (regular files and folders only).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
+use crate::{memdir_in, root, stdout};
 
 /// The fixture project and memory folder, copied; a file that only a
 /// `.gitignore` rule covers holds an identifier one memory cites.

@@ -5,24 +5,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use memdir_testkit::Folders;
+use memdir_testkit::{Folders, copy_tree};
 use serde_json::Value;
 
 use crate::{memdir_in, root, stderr, stdout};
-
-/// Copies a folder tree (plain files and folders only).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// A copy of `fixtures/doctor/memory/` in a fresh folder.
 fn fixture_copy() -> (Folders, std::path::PathBuf) {

@@ -105,7 +105,7 @@ fn the_five_newest_backups_are_kept_each_the_bytes_before_the_change() {
         .collect();
     left.sort();
     assert_eq!(left, made[2..]);
-    assert!(made[0].ends_with(".claude.json.backup.1000"));
+    assert!(made[0].ends_with(".claude.json.backup.0000000001000"));
 }
 
 #[test]
