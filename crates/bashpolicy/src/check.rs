@@ -111,6 +111,12 @@ fn precheck(command: &str) -> Result<(), Denial> {
             u32::from(c)
         )));
     }
+    // The grammar's here-document reader can loop, allocating without end,
+    // on a delimiter it cannot close (`<<$( <${`); no allowed command needs
+    // one, so an unquoted `<<` is denied before it is parsed.
+    if has_unquoted_here_document(command) {
+        return Err(Denial::new("`<<` here-documents are not allowed"));
+    }
     let mut depth = 0usize;
     for c in command.chars() {
         match c {
@@ -127,6 +133,25 @@ fn precheck(command: &str) -> Result<(), Denial> {
         }
     }
     Ok(())
+}
+
+/// Whether `command` has a `<<` (not a `<<<` here-string) outside single
+/// and double quotes and not after a backslash.
+fn has_unquoted_here_document(command: &str) -> bool {
+    let bytes = command.as_bytes();
+    let (mut single, mut double, mut i) = (false, false, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if !single => i += 1,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b'<' if !single && !double && bytes[i..].starts_with(b"<<<") => i += 2,
+            b'<' if !single && !double && bytes[i..].starts_with(b"<<") => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 fn pipeline(p: &Pipeline, options: &ParserOptions) -> Result<Vec<Stage>, Denial> {

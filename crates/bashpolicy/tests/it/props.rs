@@ -12,6 +12,29 @@ fn shellish() -> impl Strategy<Value = String> {
     prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
 }
 
+/// A here-document delimiter the grammar cannot close made its reader
+/// allocate without end (found by the property below, which the machine's
+/// memory limit then killed); it is denied before parsing now.
+#[test]
+fn an_unclosable_here_document_is_denied_without_parsing() {
+    for command in [
+        "<<$( <${",
+        "${$(>|$(>&&]~)~()<<]a$( <``rm<$ \\a--log${",
+        "cat <<'EOF'",
+    ] {
+        let decision = check(command);
+        assert!(decision.plan().is_none(), "{command:?}");
+        assert!(
+            decision.reason().contains("here-documents"),
+            "{command:?}: {}",
+            decision.reason()
+        );
+    }
+    // Quoted, `<<` is text.
+    assert!(check("grep '<<' notes.txt").plan().is_some());
+    assert!(check("grep \"a << b\" notes.txt").plan().is_some());
+}
+
 proptest! {
     #[test]
     fn check_never_panics_on_any_string(s in any::<String>()) {
