@@ -216,7 +216,14 @@ fn relative_name(folder: &Path, file: &Path) -> Result<String, OpsError> {
         .or_else(|_| std::fs::canonicalize(file))
         .map_err(|_| not_found())?;
     let root = std::fs::canonicalize(folder).map_err(|_| not_found())?;
-    let rel = resolved.strip_prefix(&root).map_err(|_| not_found())?;
+    // A file that exists but lies outside the folder (`../x`, a link out)
+    // is refused, not looked for.
+    let rel = resolved
+        .strip_prefix(&root)
+        .map_err(|_| OpsError::InvalidName {
+            name: file.display().to_string(),
+            reason: "it is outside the memory folder".to_owned(),
+        })?;
     rel.to_str()
         .filter(|s| !s.is_empty())
         .map(str::to_owned)

@@ -124,3 +124,14 @@ fn doctor_reports_each_broken_citation_with_its_file_and_line() {
     cited.sort();
     insta::assert_snapshot!(cited.join("\n"));
 }
+
+#[test]
+fn verify_refuses_a_file_outside_the_memory_folder() {
+    let dir = fixture();
+    let outside = dir.path().join("project/docs/deploy.md");
+    let out = run(dir.path(), &["verify", outside.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("outside the memory folder"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
