@@ -5,7 +5,10 @@
 //! claims in a memory's body (paths, code-looking identifiers, flags; the
 //! rules are in [`extract`](crate::extract_citations)'s module doc), a
 //! [`Checker`] checks them against the project's files within a time
-//! budget, and [`note`] says in one line what no longer holds.
+//! budget, and [`note`] says in one line what no longer holds. A
+//! [`VerdictCache`] keeps identifier verdicts between processes, so that
+//! a recall in a large project need not walk it
+//! ([`Checker::check_cached`]).
 //!
 //! ```
 //! use std::time::Duration;
@@ -25,9 +28,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod cache;
 mod check;
 mod extract;
 
+pub use cache::{CachePolicy, CachedCheck, MAX_ENTRIES, RACY_WINDOW, VerdictCache};
 pub use check::{Broken, Checked, Checker, DEFAULT_BUDGET, MAX_SEARCHED_FILE_BYTES, Verdict};
 pub use extract::{Citation, CitationKind, MAX_CITATIONS, extract_citations};
 
@@ -46,6 +51,18 @@ pub enum CitationsError {
         #[source]
         source: std::io::Error,
     },
+    /// The cache's folder could not be made.
+    #[error("cannot make the citations cache folder {}", path.display())]
+    CacheFolder {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The cache could not be written.
+    #[error(transparent)]
+    CacheWrite(#[from] memdir_memtypes::AtomicWriteError),
     /// The project root is not a folder.
     #[error("project root {} is not a folder", path.display())]
     RootNotAFolder {

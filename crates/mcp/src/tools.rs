@@ -348,6 +348,21 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
         citations_budget: None,
     };
     let outcome = project.recall(&request)?;
+    if outcome.citation_refresh {
+        // The server outlives the request: the refresh runs on a thread
+        // of its own, and one already running makes it return at once.
+        let project = project.clone();
+        let spawned = std::thread::Builder::new()
+            .name("memdir-citations-refresh".to_owned())
+            .spawn(move || {
+                if let Err(e) = project.refresh_citation_cache(None) {
+                    log::warn!("the citation cache was not refreshed: {e}");
+                }
+            });
+        if let Err(e) = spawned {
+            log::warn!("cannot start the citation cache refresh: {e}");
+        }
+    }
     let recall = &outcome.recall;
     if recall.memories.is_empty() {
         return Ok("no memory is relevant enough to recall".to_owned());

@@ -126,7 +126,7 @@ fn answer(
     let project = open_project(global, env, &input)?;
     match event {
         HookEvent::SessionStart => session_start(&project, global, env, &input),
-        HookEvent::UserPromptSubmit => user_prompt_submit(&project, &input),
+        HookEvent::UserPromptSubmit => user_prompt_submit(&project, global, env, &input),
         HookEvent::Stop => stop(&project, global, env, &input).map(|()| None),
         HookEvent::PreCompact => pre_compact(&project, global, env, &input).map(|()| None),
         HookEvent::SessionEnd => {
@@ -201,7 +201,30 @@ fn session_start(
     if let MemoryPrompt::Prompt { text, .. } = load_memory_prompt(project.resolution(), &options)? {
         parts.push(text);
     }
+    if project.resolution().enablement.enabled && project.citation_refresh_due() {
+        refresh_citations(project, global, env);
+    }
     Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
+}
+
+/// Starts `memdir verify --cache-only` in the background, so that the
+/// next recall finds the project's identifiers settled in the citation
+/// cache instead of searching for them. A refresh already running makes
+/// it return at once; a failure to start is only logged.
+fn refresh_citations(project: &Project, global: &GlobalArgs, env: &Environment) {
+    let started = self_command(project, global).and_then(|mut cmd| {
+        cmd.args(["verify", "--cache-only"])
+            .stdout(Stdio::null())
+            .stderr(log_stdio(env));
+        detach(&mut cmd);
+        // Not waited for, like the extraction.
+        cmd.spawn()
+            .map(drop)
+            .context("cannot start memdir verify --cache-only")
+    });
+    if let Err(e) = started {
+        log_line(env, HookEvent::UserPromptSubmit, &format!("{e:#}"));
+    }
 }
 
 /// The session notes as compaction injects them, from `memdir session
@@ -237,7 +260,12 @@ fn compact_view(project: &Project, global: &GlobalArgs, session: &str) -> anyhow
         .ok_or_else(|| anyhow!("memdir session compact-view gave no truncatedContent"))
 }
 
-fn user_prompt_submit(project: &Project, input: &HookInput) -> anyhow::Result<Option<String>> {
+fn user_prompt_submit(
+    project: &Project,
+    global: &GlobalArgs,
+    env: &Environment,
+    input: &HookInput,
+) -> anyhow::Result<Option<String>> {
     let Some(prompt) = input.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return Ok(None);
     };
@@ -246,6 +274,9 @@ fn user_prompt_submit(project: &Project, input: &HookInput) -> anyhow::Result<Op
     }
     let session = input.session_id.as_deref().unwrap_or("no-session");
     let outcome = project.recall_for_hook(session, prompt)?;
+    if outcome.citation_refresh {
+        refresh_citations(project, global, env);
+    }
     if outcome.recall.memories.is_empty() {
         return Ok(None);
     }

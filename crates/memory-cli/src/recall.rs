@@ -115,7 +115,7 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
                 let _ = writeln!(out, "  {text}");
             }
             if let Some(cited) = cited {
-                let _ = writeln!(out, "  Checked against the project just now: {cited}.");
+                let _ = writeln!(out, "  Checked against the project's files: {cited}.");
             }
         }
         print(&out)?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use memdir_ops::{VerifiedMemory, VerifyRequest, VerifyStatus};
+use memdir_ops::{CacheRefresh, Project, VerifiedMemory, VerifyRequest, VerifyStatus};
 use serde::Serialize;
 
 use crate::Outcome;
@@ -22,8 +22,14 @@ use crate::output::{print, print_json};
     `verified: <now>` in its frontmatter; one with broken citations is named with them, and \
     the exit status is 1.\n\n\
     Example:\n  memdir verify                 # every memory of the project\n  \
-    memdir verify retry-policy.md --json\n\n\
-    JSON: [{file, path, status, note?, verified?}] (status: verified, broken or unchecked)"
+    memdir verify retry-policy.md --json\n  \
+    memdir verify --cache-only    # what the hooks run in the background\n\n\
+    Recall checks paths live and reads identifiers and flags from a per-project cache \
+    (<base>/memdir/citations/): a verdict of \"found in file F\" is re-checked against F at \
+    each recall, \"found nowhere\" is trusted for a day and refreshed in the background \
+    once it is five minutes old. `verify` updates the cache too.\n\n\
+    JSON: [{file, path, status, note?, verified?}] (status: verified, broken or unchecked); \
+    with --cache-only: {status: refreshed|busy, cache, memories?, citations?, unchecked?}"
 )]
 pub(crate) struct VerifyArgs {
     /// Memories to verify: names relative to the memory folder, or paths of
@@ -34,6 +40,12 @@ pub(crate) struct VerifyArgs {
     /// by then is unchecked (never broken) and not recorded.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     budget_ms: u64,
+    /// Check every memory (team/ included) and refresh the citation cache
+    /// that recall reads instead of searching the project; write nothing
+    /// into the memories. The hooks run this in the background; it
+    /// returns at once while another refresh of the project runs.
+    #[arg(long, conflicts_with = "files")]
+    cache_only: bool,
 }
 
 #[derive(Serialize)]
@@ -49,6 +61,9 @@ struct VerifyJson {
 
 pub(crate) fn run(args: &VerifyArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let project = global.project()?;
+    if args.cache_only {
+        return refresh(&project, args, global);
+    }
     let request = VerifyRequest {
         files: args.files.clone(),
         budget: Some(Duration::from_millis(args.budget_ms)),
@@ -98,4 +113,54 @@ fn json_row(m: &VerifiedMemory) -> VerifyJson {
         note,
         verified,
     }
+}
+
+/// `--cache-only`: one refresh of the citation cache.
+fn refresh(project: &Project, args: &VerifyArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    let budget = Duration::from_millis(args.budget_ms);
+    let done = project
+        .refresh_citation_cache(Some(budget))
+        .map_err(ops_error)?;
+    let cache = project.citation_cache_path();
+    if global.json {
+        let value = match done {
+            CacheRefresh::Done {
+                memories,
+                citations,
+                unchecked,
+            } => serde_json::json!({
+                "status": "refreshed",
+                "cache": cache.display().to_string(),
+                "memories": memories,
+                "citations": citations,
+                "unchecked": unchecked,
+            }),
+            _ => serde_json::json!({"status": "busy", "cache": cache.display().to_string()}),
+        };
+        print_json(&value)?;
+    } else {
+        let line = match done {
+            CacheRefresh::Done {
+                memories,
+                citations,
+                unchecked: 0,
+            } => format!(
+                "citation cache refreshed: {citations} citations of {memories} memories ({})\n",
+                cache.display()
+            ),
+            CacheRefresh::Done {
+                memories,
+                citations,
+                unchecked,
+            } => format!(
+                "citation cache refreshed: {citations} citations of {memories} memories, {unchecked} not settled within {} ms ({})\n",
+                args.budget_ms,
+                cache.display()
+            ),
+            _ => "another refresh of this project's citation cache is running; nothing done\n"
+                .to_owned(),
+        };
+        print(&line)?;
+    }
+    Ok(Outcome::Success)
 }

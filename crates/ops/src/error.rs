@@ -201,6 +201,15 @@ pub enum OpsError {
     /// A memory folder could not be read for its checks.
     #[error(transparent)]
     Doctor(#[from] memdir_doctor::DoctorError),
+    /// The citation cache could not be locked or written.
+    #[error("cannot use the citations cache {}", path.display())]
+    CitationCache {
+        /// The cache file or its lock.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A session has no notes yet.
     #[error("no notes for session {session} yet (they would be at {})", path.display())]
     NoSessionNotes {

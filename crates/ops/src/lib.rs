@@ -87,8 +87,8 @@ pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};
 pub use session::{CompactView, SessionNotes, SessionUpdateRequest};
 pub use team::{ENV_TEAM_TOKEN, ENV_TEAM_URL, TeamOverrides};
 pub use verify::{
-    DEFAULT_VERIFY_BUDGET, ENV_CITATIONS_BUDGET_MS, VerifiedMemory, VerifyRequest, VerifyStatus,
-    citation_reminder,
+    CacheRefresh, DEFAULT_VERIFY_BUDGET, ENV_CITATIONS_BUDGET_MS, VerifiedMemory, VerifyRequest,
+    VerifyStatus, citation_reminder,
 };
 
 // The value types this crate's API is made of, so that a front end needs

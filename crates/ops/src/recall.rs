@@ -53,6 +53,11 @@ pub struct RecallOutcome {
     /// longer holds in the project (``cites `src/x.rs`, which does not
     /// exist now``), or `None`; from one bounded check of them all.
     pub citations: Vec<Option<String>>,
+    /// The citation cache asks for a refresh (some identifier was left
+    /// unsettled, or settled by an old verdict): a front end that can
+    /// should run [`Project::refresh_citation_cache`] in the background,
+    /// as the hooks do with `memdir verify --cache-only`.
+    pub citation_refresh: bool,
 }
 
 impl Project {
@@ -80,11 +85,12 @@ impl Project {
             .iter()
             .map(|m| m.path.as_std_path())
             .collect();
-        let citations = self.citation_notes_within(&files, request.citations_budget);
+        let (citations, citation_refresh) = self.cited_notes(&files, request.citations_budget);
         Ok(RecallOutcome {
             recall,
             notes,
             citations,
+            citation_refresh,
         })
     }
 

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use camino::Utf8PathBuf;
-use memdir_citations::{Checked, Checker, Citation, Verdict, extract_citations, note};
+use memdir_citations::{
+    CachePolicy, Checked, Checker, Citation, Verdict, VerdictCache, extract_citations, note,
+};
 use memdir_folder::MemoryFolder;
 use memdir_memtypes::{MemdirValue, parse_memory, set_memdir_key};
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
@@ -79,18 +81,114 @@ impl Project {
         files: &[&Path],
         budget: Option<Duration>,
     ) -> Vec<Option<String>> {
+        self.cited_notes(files, budget).0
+    }
+
+    /// The notes, and whether the citation cache asks for a refresh.
+    ///
+    /// Identifiers and flags are settled from the project's citation
+    /// cache where it can be trusted (see [`memdir_citations::VerdictCache`]),
+    /// searched for within `budget` where not; what the search finds is
+    /// written back to the cache (a cache that cannot be written only
+    /// costs the next recall a search).
+    pub(crate) fn cited_notes(
+        &self,
+        files: &[&Path],
+        budget: Option<Duration>,
+    ) -> (Vec<Option<String>>, bool) {
         let budget = self.citations_budget(budget);
         if budget.is_zero() || files.is_empty() {
-            return vec![None; files.len()];
+            return (vec![None; files.len()], false);
         }
         let bodies: Vec<String> = files
             .iter()
             .map(|f| read_body(f).unwrap_or_default())
             .collect();
-        self.check_bodies(&bodies, budget)
+        let (checked, wants_refresh) = self.check_bodies(&bodies, budget, Mode::Cached);
+        (checked.iter().map(|c| note(c)).collect(), wants_refresh)
+    }
+
+    /// Where the citation verdicts of this project's work tree are kept:
+    /// `<base>/memdir/citations/<project slug>.json`.
+    #[must_use]
+    pub fn citation_cache_path(&self) -> PathBuf {
+        let work_tree = &self.resolution().project.work_tree;
+        self.resolution()
+            .base
+            .as_std_path()
+            .join("memdir")
+            .join("citations")
+            .join(format!(
+                "{}.json",
+                memdir_paths::project_slug(work_tree.as_str())
+            ))
+    }
+
+    /// Whether a background refresh of the citation cache is due: none
+    /// settled everything in the last five minutes, and none started in
+    /// the last thirty seconds.
+    #[must_use]
+    pub fn citation_refresh_due(&self) -> bool {
+        VerdictCache::load(&self.citation_cache_path())
+            .refresh_due(&CachePolicy::default(), std::time::SystemTime::now())
+    }
+
+    /// Checks the citations of every memory of the private folder
+    /// (`team/` included) within `budget` (`None`: [`DEFAULT_VERIFY_BUDGET`]),
+    /// trusting nothing cached, and writes every verdict to the citation
+    /// cache: what recall then reads instead of walking the project.
+    /// Records nothing in the memories. Returns at once with
+    /// [`CacheRefresh::Busy`] while another refresh of the project runs.
+    pub fn refresh_citation_cache(
+        &self,
+        budget: Option<Duration>,
+    ) -> Result<CacheRefresh, OpsError> {
+        let cache_path = self.citation_cache_path();
+        let lock_path = cache_path.with_extension("lock");
+        let failed = |path: &Path, source: Box<dyn std::error::Error + Send + Sync>| {
+            OpsError::CitationCache {
+                path: path.to_owned(),
+                source,
+            }
+        };
+        if let Some(dir) = lock_path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| failed(dir, e.into()))?;
+        }
+        let lock = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(|e| failed(&lock_path, e.into()))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(CacheRefresh::Busy),
+            Err(std::fs::TryLockError::Error(e)) => return Err(failed(&lock_path, e.into())),
+        }
+        let folder = self.folder(Scope::Private)?;
+        let memories = every_memory(folder.as_std_path())?;
+        let bodies: Vec<String> = memories
             .iter()
-            .map(|checked| note(checked))
-            .collect()
+            .map(|m| read_body(&folder.as_std_path().join(m)).unwrap_or_default())
+            .collect();
+        let (checked, _) = self.check_bodies(
+            &bodies,
+            budget.unwrap_or(DEFAULT_VERIFY_BUDGET),
+            Mode::Refresh,
+        );
+        let citations = checked.iter().map(Vec::len).sum();
+        let unchecked = checked
+            .iter()
+            .flatten()
+            .filter(|c| c.verdict == Verdict::Unchecked)
+            .count();
+        drop(lock);
+        Ok(CacheRefresh::Done {
+            memories: memories.len(),
+            citations,
+            unchecked,
+        })
     }
 
     /// Checks the citations of memories in the private folder and records
@@ -123,7 +221,11 @@ impl Project {
             .iter()
             .map(|t| parse_memory(t.as_bytes()).body)
             .collect();
-        let checked = self.check_bodies(&bodies, request.budget.unwrap_or(DEFAULT_VERIFY_BUDGET));
+        let (checked, _) = self.check_bodies(
+            &bodies,
+            request.budget.unwrap_or(DEFAULT_VERIFY_BUDGET),
+            Mode::Record,
+        );
         let now = jiff::Timestamp::now();
         let lock = folder.lock(self.lock_timeout())?;
         let mut out = Vec::with_capacity(files.len());
@@ -152,8 +254,14 @@ impl Project {
         Ok(out)
     }
 
-    /// One check of every body's citations; the results per body.
-    fn check_bodies(&self, bodies: &[String], budget: Duration) -> Vec<Vec<Checked>> {
+    /// One check of every body's citations; the results per body, and
+    /// whether the cache asks for a refresh.
+    fn check_bodies(
+        &self,
+        bodies: &[String],
+        budget: Duration,
+        mode: Mode,
+    ) -> (Vec<Vec<Checked>>, bool) {
         let per_body: Vec<Vec<Citation>> = bodies.iter().map(|b| extract_citations(b)).collect();
         let all: Vec<Citation> = per_body.iter().flatten().cloned().collect();
         let checker = match Checker::new(self.resolution().project.work_tree.as_std_path()) {
@@ -164,17 +272,41 @@ impl Project {
                     citation: c.clone(),
                     verdict: Verdict::Unchecked,
                 };
-                return per_body
+                let all = per_body
                     .iter()
                     .map(|cs| cs.iter().map(unchecked).collect())
                     .collect();
+                return (all, false);
             }
         };
-        let mut results = checker.check(&all, budget).into_iter();
-        per_body
+        let cache_path = self.citation_cache_path();
+        let mut cache = VerdictCache::load(&cache_path);
+        let policy = CachePolicy::default();
+        let (results, wants_refresh) = match mode {
+            Mode::Cached => {
+                let c = checker.check_cached(&all, budget, &mut cache, &policy);
+                (c.checked, c.wants_refresh)
+            }
+            Mode::Record => (
+                checker.check_and_record(&all, budget, &mut cache, &policy),
+                false,
+            ),
+            Mode::Refresh => (checker.refresh(&all, budget, &mut cache, &policy), false),
+        };
+        // The cache goes under memdir's base folder only when that exists:
+        // a check does not create the agent's configuration folder.
+        if cache.is_dirty()
+            && self.resolution().base.as_std_path().is_dir()
+            && let Err(e) = cache.save(&cache_path)
+        {
+            log::debug!("citations cache not written: {e}");
+        }
+        let mut results = results.into_iter();
+        let per_body = per_body
             .iter()
             .map(|cs| results.by_ref().take(cs.len()).collect())
-            .collect()
+            .collect();
+        (per_body, wants_refresh)
     }
 
     fn citations_budget(&self, asked: Option<Duration>) -> Duration {
@@ -185,6 +317,34 @@ impl Project {
             .or(asked)
             .unwrap_or(memdir_citations::DEFAULT_BUDGET)
     }
+}
+
+/// How a check uses the citation cache.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// Settle from it what it can be trusted for (recall).
+    Cached,
+    /// Trust nothing in it; record every verdict (verify).
+    Record,
+    /// [`Mode::Record`] over every memory, counted as a refresh.
+    Refresh,
+}
+
+/// What [`Project::refresh_citation_cache`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CacheRefresh {
+    /// Another refresh of the project was running; nothing was done.
+    Busy,
+    /// The memories were checked and the cache written.
+    Done {
+        /// How many memories were read.
+        memories: usize,
+        /// How many citations they make.
+        citations: usize,
+        /// How many of those the budget left unsettled.
+        unchecked: usize,
+    },
 }
 
 /// A memory file's body, read with the bounded reader.
@@ -200,6 +360,13 @@ fn all_memories(folder: &Path) -> Result<Vec<String>, OpsError> {
         ..ScanOptions::default()
     };
     let scan = scan_memory_dir(folder, &options, &CancelToken::new())
+        .map_err(|e| OpsError::Recall(memdir_relevance::RelevanceError::Scan(e)))?;
+    Ok(scan.memories.into_iter().map(|m| m.filename).collect())
+}
+
+/// Every memory of the folder, `team/` included.
+fn every_memory(folder: &Path) -> Result<Vec<String>, OpsError> {
+    let scan = scan_memory_dir(folder, &ScanOptions::default(), &CancelToken::new())
         .map_err(|e| OpsError::Recall(memdir_relevance::RelevanceError::Scan(e)))?;
     Ok(scan.memories.into_iter().map(|m| m.filename).collect())
 }
@@ -235,6 +402,6 @@ fn relative_name(folder: &Path, file: &Path) -> Result<String, OpsError> {
 #[must_use]
 pub fn citation_reminder(note: &str) -> String {
     format!(
-        "<system-reminder>Checked against the project just now: {note}. Verify before relying on this memory.</system-reminder>"
+        "<system-reminder>Checked against the project's files: {note}. Verify before relying on this memory.</system-reminder>"
     )
 }

@@ -1,4 +1,5 @@
 //! Integration tests of memdir-citations: extraction, checking, notes.
 
+mod cache;
 mod check;
 mod extract;

@@ -1,0 +1,221 @@
+//! What checking citations adds to `memdir recall` and to the prompt hook,
+//! end to end as processes: five memories, each recalled and each citing
+//! about five paths, identifiers and flags (one path and one identifier
+//! broken in all), against generated projects of 1,000 and 10,000 files.
+//!
+//! Variants, measured in one run so that their ratio is fair:
+//! - `off`: `MEMDIR_CITATIONS_BUDGET_MS=0`, no check at all (the reference);
+//! - `cached`: the default budget, after `memdir verify --cache-only` (what
+//!   the hooks keep warm in the background);
+//! - `cold`: the default budget with the cache removed before each run:
+//!   the search is cut at the budget and the rest left unchecked.
+//!
+//! `cached − off` is what citations add to a recall. Criterion prints the
+//! estimates; the medians are in `target/criterion/<id>/new/estimates.json`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+
+const QUERY: &str = "widget builder legacy authorizer";
+
+/// Writes `files` source files under `root/project`, 20 per folder.
+fn project(root: &Path, files: usize) -> PathBuf {
+    let project = root.join("project");
+    for i in 0..files {
+        let dir = project.join(format!("src/m{}/s{}", i / 400, (i / 20) % 20));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let mut text = String::new();
+        let _ = writeln!(text, "//! Module {i}.");
+        let _ = writeln!(text, "pub struct Widget{i} {{ pub size: usize }}");
+        let _ = writeln!(text, "pub fn build_widget_{i}(size: usize) -> Widget{i} {{");
+        let _ = writeln!(text, "    Widget{i} {{ size }}\n}}");
+        for _ in 0..4 {
+            text.push_str("// Some prose that fills the file to a few hundred bytes.\n");
+        }
+        if i == files / 2 {
+            text.push_str("// accepts --legacy-auth\n");
+        }
+        std::fs::write(dir.join(format!("w{i}.rs")), text).expect("write");
+    }
+    std::fs::write(project.join(".gitignore"), "target/\n").expect("write");
+    project
+}
+
+/// Five memories citing the project, all matching [`QUERY`].
+fn memories(root: &Path, files: usize) -> PathBuf {
+    let memory = root.join("memory");
+    std::fs::create_dir_all(&memory).expect("mkdir");
+    let path = |i: usize| format!("src/m{}/s{}/w{i}.rs", i / 400, (i / 20) % 20);
+    let last = files - 1;
+    let bodies = [
+        format!(
+            "`{}` defines `Widget3` and `build_widget_3`; pass `--legacy-auth`.",
+            path(3)
+        ),
+        format!(
+            "`{}` has `build_widget_{last}`; `Widget{last}` is big.",
+            path(last)
+        ),
+        format!(
+            "See `{}` and `Widget7`, `build_widget_8`, `{}`.",
+            path(7),
+            path(8)
+        ),
+        "The old `src/legacy/auth.rs` had `LegacyAuthorizer`.".to_owned(),
+        format!(
+            "`Widget{}` in `{}`; `build_widget_{}`.",
+            files / 2,
+            path(files / 2),
+            files / 3
+        ),
+    ];
+    let mut index = String::new();
+    for (i, body) in bodies.iter().enumerate() {
+        let name = format!("widget-builder-{i}");
+        std::fs::write(
+            memory.join(format!("{name}.md")),
+            format!("---\nname: {name}\ndescription: widget builder and legacy authorizer notes {i}\ntype: project\n---\n{body}\n"),
+        )
+        .expect("write memory");
+        let _ = writeln!(index, "- [{name}]({name}.md) — widget builder notes {i}");
+    }
+    std::fs::write(memory.join("MEMORY.md"), index).expect("write index");
+    memory
+}
+
+struct World {
+    root: tempfile::TempDir,
+    project: PathBuf,
+    memory: PathBuf,
+}
+
+impl World {
+    fn new(files: usize) -> World {
+        let root = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(root.path().join("home/.claude")).expect("mkdir");
+        let project = project(root.path(), files);
+        let memory = memories(root.path(), files);
+        World {
+            root,
+            project,
+            memory,
+        }
+    }
+
+    fn command(&self, budget: Option<&str>, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdir"));
+        cmd.arg("--project")
+            .arg(&self.project)
+            .arg("--memory-dir")
+            .arg(&self.memory)
+            .args(args)
+            .env("HOME", self.root.path().join("home"))
+            .env("MEMDIR_AUTO_MIGRATE", "0")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("MEMDIR_CITATIONS_BUDGET_MS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if let Some(ms) = budget {
+            cmd.env("MEMDIR_CITATIONS_BUDGET_MS", ms);
+        }
+        cmd
+    }
+
+    fn recall(&self, budget: Option<&str>) {
+        let status = self
+            .command(budget, &["recall", QUERY])
+            .status()
+            .expect("run");
+        assert!(status.success());
+    }
+
+    fn hook(&self, budget: Option<&str>, session: usize) {
+        let mut child = self
+            .command(budget, &["hook", "user-prompt-submit"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("run");
+        let input = format!(
+            r#"{{"session_id":"bench-{session}","cwd":{},"hook_event_name":"UserPromptSubmit","prompt":"{QUERY}"}}"#,
+            serde_json::to_string(&self.project).expect("json")
+        );
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write");
+        assert!(child.wait().expect("wait").success());
+    }
+
+    fn warm(&self) {
+        // Files changed within two seconds are not recorded as holding a
+        // literal: let the generated project age first.
+        std::thread::sleep(Duration::from_millis(2100));
+        let status = self
+            .command(None, &["verify", "--cache-only"])
+            .status()
+            .expect("run");
+        assert!(status.success());
+    }
+
+    fn cache_dir(&self) -> PathBuf {
+        self.root.path().join("home/.claude/memdir/citations")
+    }
+}
+
+fn bench_size(c: &mut Criterion, files: usize) {
+    let world = World::new(files);
+    world.warm();
+    let mut group = c.benchmark_group(format!("recall-citations/{files}-files"));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    group.bench_function("off", |b| b.iter(|| world.recall(Some("0"))));
+    group.bench_function("cached", |b| b.iter(|| world.recall(None)));
+    let hidden = world.root.path().join("cache-aside");
+    group.bench_function("cold", |b| {
+        b.iter_batched(
+            || {
+                let _ = std::fs::remove_dir_all(&hidden);
+                let _ = std::fs::rename(world.cache_dir(), &hidden);
+            },
+            |()| world.recall(None),
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+    world.warm();
+    let mut hook = c.benchmark_group(format!("hook-citations/{files}-files"));
+    hook.sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    let mut session = 0;
+    hook.bench_function("off", |b| {
+        b.iter(|| {
+            session += 1;
+            world.hook(Some("0"), session);
+        });
+    });
+    hook.bench_function("cached", |b| {
+        b.iter(|| {
+            session += 1;
+            world.hook(None, session);
+        });
+    });
+    hook.finish();
+}
+
+fn recall_citations(c: &mut Criterion) {
+    bench_size(c, 1_000);
+    bench_size(c, 10_000);
+}
+
+criterion_group!(benches, recall_citations);
+criterion_main!(benches);
