@@ -1,31 +1,4 @@
-//! Verdicts on identifiers and flags kept between processes, so that a
-//! recall in a large project need not walk it.
-//!
-//! Searching a project for a literal costs a walk of its files (about
-//! 10 ms per 1,000 files when the literal is nowhere); a recall has a few
-//! milliseconds. So a [`VerdictCache`] remembers, per literal, where it
-//! was found or that a complete walk did not find it, and
-//! [`Checker::check_cached`](crate::Checker::check_cached) trusts that
-//! only as far as it can be re-checked cheaply:
-//!
-//! - **Found in a file**: the file's size and times are compared with
-//!   those recorded; when they differ the one file is searched again. A
-//!   literal removed from its file is noticed at once.
-//! - **Found nowhere**: trusted for [`CachePolicy::trust_absent_for`]
-//!   after the walk that settled it, and still looked for in the files
-//!   the memory cites; past [`CachePolicy::refresh_after`] the check asks
-//!   for a refresh ([`CachedCheck::wants_refresh`]), which a front end
-//!   runs in the background with [`Checker::refresh`](crate::Checker::refresh).
-//!   A literal added to some other file is noticed by that refresh.
-//! - **Paths** are never cached: a `stat` is cheap.
-//!
-//! A file is recorded as holding a literal only when it was last changed
-//! at least [`RACY_WINDOW`] before the check, since a second change within
-//! the file system's clock tick would keep its times.
-//!
-//! The cache is one JSON file, written whole by an atomic rename; a file
-//! that is missing, damaged, of another version or for another project
-//! root is an empty cache, never an error.
+//! The verdict cache: see [`VerdictCache`].
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -178,8 +151,34 @@ struct CacheFileRef<'a> {
     entries: &'a BTreeMap<String, Entry>,
 }
 
-/// Verdicts on literals from earlier checks of one project (see the
-/// [module documentation](self)).
+/// Verdicts on identifiers and flags kept between processes, so that a
+/// recall in a large project need not walk it.
+///
+/// Searching a project for a literal costs a walk of its files (about
+/// 10 ms per 1,000 files when the literal is nowhere); a recall has a few
+/// milliseconds. So a [`VerdictCache`] remembers, per literal, where it
+/// was found or that a complete walk did not find it, and
+/// [`Checker::check_cached`](crate::Checker::check_cached) trusts that
+/// only as far as it can be re-checked cheaply:
+///
+/// - **Found in a file**: the file's size and times are compared with
+///   those recorded; when they differ the one file is searched again. A
+///   literal removed from its file is noticed at once.
+/// - **Found nowhere**: trusted for [`CachePolicy::trust_absent_for`]
+///   after the walk that settled it, and still looked for in the files
+///   the memory cites; past [`CachePolicy::refresh_after`] the check asks
+///   for a refresh ([`CachedCheck::wants_refresh`]), which a front end
+///   runs in the background with [`Checker::refresh`](crate::Checker::refresh).
+///   A literal added to some other file is noticed by that refresh.
+/// - **Paths** are never cached: a `stat` is cheap.
+///
+/// A file is recorded as holding a literal only when it was last changed
+/// at least [`RACY_WINDOW`] before the check, since a second change within
+/// the file system's clock tick would keep its times.
+///
+/// The cache is one JSON file, written whole by an atomic rename; a file
+/// that is missing, damaged, of another version or for another project
+/// root is an empty cache, never an error.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VerdictCache {
     root: Option<String>,
