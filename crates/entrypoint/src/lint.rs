@@ -153,8 +153,10 @@ impl FolderListing {
         let claims: Vec<(String, Vec<String>, Option<String>)> = self
             .memory_files()
             .filter_map(|file| {
+                // The frontmatter is at the head: a long memory is read
+                // only that far.
                 let bytes =
-                    memdir_memtypes::read_regular_file(&folder.join(file), MAX_MEMORY_HEAD_BYTES)
+                    memdir_memtypes::read_regular_prefix(&folder.join(file), MAX_MEMORY_HEAD_BYTES)
                         .ok()?;
                 let parsed = memdir_memtypes::parse_memory(&bytes);
                 (!parsed.supersedes.is_empty() || parsed.superseded_by.is_some())
@@ -433,6 +435,21 @@ mod tests {
         );
         assert!(listing.contains("MEMORY.md"));
         assert!(!listing.contains(".memdir-tmp-x.tmp"));
+    }
+
+    /// A memory longer than the head read still has its supersession keys
+    /// read: they are in its frontmatter, at the start.
+    #[test]
+    fn a_long_memory_still_supersedes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("old.md"), "---\nname: old\n---\nold\n").unwrap();
+        let long = "---\nname: new\nsupersedes: [old.md]\n---\n".to_owned()
+            + &"a long body line\n".repeat(40_000);
+        assert!(long.len() as u64 > MAX_MEMORY_HEAD_BYTES);
+        fs::write(root.join("new.md"), long).unwrap();
+        let listing = FolderListing::read(root).unwrap();
+        assert_eq!(listing.superseded_by("old.md"), Some("new.md"));
     }
 
     /// A link to a file counts as the file; a link to a folder is not

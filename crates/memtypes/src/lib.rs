@@ -56,5 +56,8 @@ pub use frontmatter::{
     Diagnostic, FrontmatterShape, Header, MEMDIR_KEYS, MemdirValue, ParsedMemory, parse_iso_time,
     parse_memory, parse_memory_str, render_memory, set_memdir_key, superseded_map, update_memory,
 };
-pub use read::{ReadError, not_a_file, open_nonblocking, read_regular_file, read_regular_from};
+pub use read::{
+    ReadError, not_a_file, open_nonblocking, read_regular_file, read_regular_from,
+    read_regular_prefix,
+};
 pub use types::{MemoryFileSource, MemoryType, Scope, UnknownMemoryType};

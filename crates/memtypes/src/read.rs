@@ -112,6 +112,37 @@ pub fn read_regular_from(file: File, path: &Path, limit: u64) -> Result<Vec<u8>,
     Ok(bytes)
 }
 
+/// The first `limit` bytes of a regular file (all of it when shorter): for
+/// a header, which does not need the rest. Opened and checked as
+/// [`read_regular_file`] does.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("long.md");
+/// std::fs::write(&path, "---\nname: a\n---\n".to_owned() + &"body\n".repeat(1000))?;
+/// let head = memdir_memtypes::read_regular_prefix(&path, 16)?;
+/// assert_eq!(head, b"---\nname: a\n---\n");
+/// # Ok(()) }
+/// ```
+pub fn read_regular_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let io = |source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = open_nonblocking(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if let Some(kind) = not_a_file(&meta) {
+        return Err(ReadError::NotAFile {
+            path: path.to_owned(),
+            kind,
+        });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(limit)).unwrap_or(0));
+    file.take(limit).read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
 /// Opens a file for reading without waiting for a FIFO's writer. Check the
 /// type of what was opened before reading from it.
 pub fn open_nonblocking(path: &Path) -> io::Result<File> {
