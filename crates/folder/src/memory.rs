@@ -103,7 +103,8 @@ impl FolderLock<'_> {
     /// index line links to gets one (title and hook from its frontmatter),
     /// and every temporary file of memdir is removed (each writer holds the
     /// lock while its temporary file exists, so under the lock every one
-    /// is left over). A line linking to a memory another one supersedes is
+    /// is left over; in a subfolder with a lock of its own, such as
+    /// `team/`, only those older than [`STALE_TEMP_AGE`](crate::STALE_TEMP_AGE)). A line linking to a memory another one supersedes is
     /// removed. Never deletes or changes a memory file.
     pub fn fix_index(&self) -> Result<FixReport, FolderError> {
         let mut report = FixReport {

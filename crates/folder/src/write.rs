@@ -193,6 +193,14 @@ fn sweep(dir: &Dir, age: Option<Duration>, depth: usize) -> usize {
                 && name != ".git"
                 && let Ok(sub) = dir.open_dir_nofollow(&name)
             {
+                // A folder with a lock of its own (`team/`) has writers
+                // this lock does not stop: only its stale files go.
+                let own_lock = name == "team" || sub.exists(crate::LOCK_FILE);
+                let age = if own_lock {
+                    Some(age.map_or(crate::STALE_TEMP_AGE, |a| a.max(crate::STALE_TEMP_AGE)))
+                } else {
+                    age
+                };
                 removed += sweep(&sub, age, depth - 1);
             }
         } else if kind.is_file() && memdir_memtypes::is_temp_file_name(&name) {

@@ -21,7 +21,17 @@ fn fix_indexes_orphans_from_their_frontmatter_and_removes_temp_files() {
     std::fs::create_dir(p.join("team")).unwrap();
     std::fs::write(p.join("team/MEMORY.md"), "").unwrap();
     std::fs::write(p.join("team/t.md"), "team memory, indexed by its own index").unwrap();
-    std::fs::write(p.join("team/.memdir-tmp-fedcba9876543210.tmp"), "half").unwrap();
+    // `team/` has writers of its own lock: a temporary file there goes
+    // only once it is stale.
+    let old = p.join("team/.memdir-tmp-fedcba9876543210.tmp");
+    std::fs::write(&old, "half").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(600))
+        .unwrap();
+    std::fs::write(p.join("team/.memdir-tmp-00000000live0000.tmp"), "writing").unwrap();
 
     let folder = MemoryFolder::open(p).unwrap();
     let report = folder
@@ -45,6 +55,7 @@ fn fix_indexes_orphans_from_their_frontmatter_and_removes_temp_files() {
             "bare.md",
             "kept.md",
             "orphan.md",
+            "team/.memdir-tmp-00000000live0000.tmp",
             "team/MEMORY.md",
             "team/t.md"
         ]
