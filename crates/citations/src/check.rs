@@ -254,6 +254,11 @@ impl Checker {
         if now == stamp && !racy(now, started, window) {
             return true;
         }
+        // Read again only what is still inside the root: a folder on the
+        // way that became a link is not followed out of it.
+        if !std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(&self.root)) {
+            return false;
+        }
         let Ok(Some(bytes)) = searchable(&path) else {
             return false;
         };

@@ -129,8 +129,16 @@ impl Project {
     /// the last thirty seconds.
     #[must_use]
     pub fn citation_refresh_due(&self) -> bool {
-        VerdictCache::load(&self.citation_cache_path())
-            .refresh_due(&CachePolicy::default(), std::time::SystemTime::now())
+        self.citation_cache_kept()
+            && VerdictCache::load(&self.citation_cache_path())
+                .refresh_due(&CachePolicy::default(), std::time::SystemTime::now())
+    }
+
+    /// Whether the citation cache is kept: only under a base folder that
+    /// exists, since a check does not create the agent's configuration
+    /// folder (and a refresh that cannot be kept is not worth running).
+    fn citation_cache_kept(&self) -> bool {
+        self.resolution().base.as_std_path().is_dir()
     }
 
     /// Checks the citations of every memory of the private folder
@@ -165,6 +173,9 @@ impl Project {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => return Ok(CacheRefresh::Busy),
             Err(std::fs::TryLockError::Error(e)) => return Err(failed(&lock_path, e.into())),
+        }
+        if let Some(dir) = cache_path.parent() {
+            remove_stale_temp_files(dir);
         }
         let folder = self.folder(Scope::Private)?;
         let memories = every_memory(folder.as_std_path())?;
@@ -293,10 +304,9 @@ impl Project {
             ),
             Mode::Refresh => (checker.refresh(&all, budget, &mut cache, &policy), false),
         };
-        // The cache goes under memdir's base folder only when that exists:
-        // a check does not create the agent's configuration folder.
-        if cache.is_dirty()
-            && self.resolution().base.as_std_path().is_dir()
+        let kept = self.citation_cache_kept();
+        if kept
+            && cache.is_dirty()
             && let Err(e) = cache.save(&cache_path)
         {
             log::debug!("citations cache not written: {e}");
@@ -306,7 +316,7 @@ impl Project {
             .iter()
             .map(|cs| results.by_ref().take(cs.len()).collect())
             .collect();
-        (per_body, wants_refresh)
+        (per_body, wants_refresh && kept)
     }
 
     fn citations_budget(&self, asked: Option<Duration>) -> Duration {
@@ -362,6 +372,30 @@ fn all_memories(folder: &Path) -> Result<Vec<String>, OpsError> {
     let scan = scan_memory_dir(folder, &options, &CancelToken::new())
         .map_err(|e| OpsError::Recall(memdir_relevance::RelevanceError::Scan(e)))?;
     Ok(scan.memories.into_iter().map(|m| m.filename).collect())
+}
+
+/// Removes the temporary files a killed cache write left in `dir` (older
+/// than a minute: a younger one may be another process's write).
+fn remove_stale_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .file_name()
+            .to_str()
+            .is_some_and(memdir_memtypes::is_temp_file_name)
+            && entry
+                .metadata()
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(60));
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Every memory of the folder, `team/` included.

@@ -431,3 +431,35 @@ proptest! {
         }
     }
 }
+
+/// A folder of the project swapped for a link to a folder outside it
+/// after the cache recorded a file in it: the file is not read through
+/// the link, and the walk does not follow it either.
+#[cfg(unix)]
+#[test]
+fn a_folder_swapped_for_a_link_is_not_read_through() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let root = outer.path().join("project");
+    fs::create_dir_all(root.join("src")).expect("mkdir");
+    fs::write(root.join("src/lib.rs"), "fn backoff_ms() {}\n").expect("write");
+    let checker = Checker::new(&root).expect("checker");
+    let citations = extract_citations("`backoff_ms`");
+    let mut cache = VerdictCache::new();
+    let fresh = checker.refresh(&citations, LONG, &mut cache, &eager());
+    assert_eq!(verdict_of(&fresh, "backoff_ms"), Verdict::Holds);
+
+    let elsewhere = outer.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).expect("mkdir");
+    fs::write(
+        elsewhere.join("lib.rs"),
+        "fn backoff_ms() { /* outside */ }\n",
+    )
+    .expect("write");
+    fs::remove_dir_all(root.join("src")).expect("rm");
+    std::os::unix::fs::symlink(&elsewhere, root.join("src")).expect("symlink");
+    let cached = checker.check_cached(&citations, LONG, &mut cache, &eager());
+    assert_eq!(
+        verdict_of(&cached.checked, "backoff_ms"),
+        Verdict::Broken(Broken::OccursNowhere)
+    );
+}

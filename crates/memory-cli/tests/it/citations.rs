@@ -468,3 +468,68 @@ fn mcp_recall_names_the_broken_citations() {
         assert!(!s.contains("Checked against the project"), "{s}");
     }
 }
+
+/// Refreshes SIGKILLed at staggered moments: the cache left behind is
+/// whole JSON (or absent), and the next recall gives the notes one recall
+/// alone gives.
+#[cfg(unix)]
+#[test]
+fn refreshes_killed_at_any_moment_leave_a_usable_cache() {
+    use std::process::Stdio;
+
+    let dir = fixture();
+    // Enough files for a refresh to take a while.
+    for i in 0..3000 {
+        let sub = dir.path().join(format!("project/gen/d{}", i / 100));
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(
+            sub.join(format!("f{i}.rs")),
+            format!("fn generated_{i}() {{}}\n"),
+        )
+        .unwrap();
+    }
+    let expected = run(
+        dir.path(),
+        &["recall", "billing retry deploy auth", "--json"],
+    );
+    let expected: Value = serde_json::from_slice(&expected.stdout).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    let project = dir.path().join("project");
+    let memory = dir.path().join("memory");
+    for round in 0..12u64 {
+        let mut child = crate::command(
+            dir.path(),
+            &[("HOME", home.to_str().unwrap())],
+            [
+                "--project",
+                project.to_str().unwrap(),
+                "--memory-dir",
+                memory.to_str().unwrap(),
+                "verify",
+                "--cache-only",
+            ],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(3 * round));
+        let _ = child.kill();
+        let _ = child.wait();
+        if let Some(cache) = cache_file(dir.path()) {
+            let bytes = std::fs::read(&cache).unwrap();
+            let _: Value = serde_json::from_slice(&bytes)
+                .unwrap_or_else(|e| panic!("round {round}: the cache is not whole JSON: {e}"));
+        }
+        let out = run_at_home(
+            dir.path(),
+            &[("MEMDIR_CITATIONS_BUDGET_MS", "60000")],
+            &["recall", "billing retry deploy auth", "--json"],
+            None,
+        );
+        assert!(out.status.success(), "{out:?}");
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(got, expected, "round {round}");
+    }
+}
