@@ -469,7 +469,7 @@ fn mcp_recall_names_the_broken_citations() {
     }
 }
 
-/// Refreshes SIGKILLed at staggered moments: the cache left behind is
+/// Refreshes killed (SIGKILL) at staggered moments: the cache left behind is
 /// whole JSON (or absent), and the next recall gives the notes one recall
 /// alone gives.
 #[cfg(unix)]
