@@ -533,3 +533,46 @@ fn refreshes_killed_at_any_moment_leave_a_usable_cache() {
         assert_eq!(got, expected, "round {round}");
     }
 }
+
+/// Without the agent's configuration folder, a recall and the hooks keep
+/// no cache and create no folder for one.
+#[test]
+fn no_cache_is_kept_without_a_base_folder() {
+    let dir = fixture();
+    let home = dir.path().join("no-home");
+    let input = json!({
+        "session_id": "s-citations",
+        "cwd": dir.path().join("project"),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    })
+    .to_string();
+    let project = dir.path().join("project");
+    let memory = dir.path().join("memory");
+    let args = |extra: &[&'static str]| {
+        let mut all: Vec<String> = vec![
+            "--project".into(),
+            project.display().to_string(),
+            "--memory-dir".into(),
+            memory.display().to_string(),
+        ];
+        all.extend(extra.iter().map(|s| (*s).to_owned()));
+        all
+    };
+    let vars = [("HOME", home.to_str().unwrap())];
+    let out = memdir_in(
+        dir.path(),
+        &vars,
+        args(&["recall", "billing retry deploy auth"]),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let out = memdir_with_stdin(
+        dir.path(),
+        &vars,
+        args(&["hook", "session-start"]),
+        Some(&input),
+    );
+    assert!(out.status.success(), "{out:?}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!home.exists(), "a folder was created for the cache");
+}
