@@ -11,7 +11,8 @@
 //!   the search is cut at the budget and the rest left unchecked (the hook
 //!   then starts a refresh in the background, as it would).
 //!
-//! `cached − off` is what citations add to a recall. Criterion prints the
+//! `cached − off` is what citations add to a recall; `floor: --version`
+//! is the cost of starting the process on the machine of the run. Criterion prints the
 //! estimates; the medians are in `target/criterion/<id>/new/estimates.json`.
 
 use std::fmt::Write as _;
@@ -129,6 +130,13 @@ impl World {
         cmd
     }
 
+    /// Starting the process and exiting: what any run costs on this
+    /// machine, measured beside the rest.
+    fn version(&self) {
+        let status = self.command(None, &["--version"]).status().expect("run");
+        assert!(status.success());
+    }
+
     fn recall(&self, budget: Option<&str>) {
         let status = self
             .command(budget, &["recall", QUERY])
@@ -179,6 +187,7 @@ fn bench_size(c: &mut Criterion, files: usize) {
     group
         .sample_size(30)
         .measurement_time(Duration::from_secs(6));
+    group.bench_function("floor: --version", |b| b.iter(|| world.version()));
     group.bench_function("off", |b| b.iter(|| world.recall(Some("0"))));
     group.bench_function("cached", |b| b.iter(|| world.recall(None)));
     let hidden = world.root.path().join("cache-aside");
