@@ -23,7 +23,11 @@ use crate::output::{print, print_json};
     memdir serve --db 'postgresql:///memdir?host=/run/postgresql'   (a unix socket)\n\n\
     Several servers can share one PostgreSQL database; each write locks its\n\
     repository, so they behave as one server. The password is never printed.\n\
-    Clients set MEMDIR_TEAM_URL to the server and MEMDIR_TEAM_TOKEN to a token.")]
+    Clients set MEMDIR_TEAM_URL to the server and MEMDIR_TEAM_TOKEN to a token.\n\n\
+    A read-only web view for the team's members is at http://ADDRESS/ui/: sign in with\n\
+    a token (kept in an HttpOnly, SameSite=Strict session cookie), open a repository\n\
+    (owner/name) to see its memories by type, search them, and read one. Memory text\n\
+    is shown as text: no script in it runs and nothing it names is loaded.")]
 pub(crate) struct ServeArgs {
     /// The database: a SQLite file (created when missing), or a PostgreSQL
     /// URL starting with postgres:// or postgresql:// (the database must

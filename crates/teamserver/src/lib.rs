@@ -24,6 +24,12 @@
 //!   PostgreSQL database, which several server processes can share: a
 //!   connection pool on a small runtime of its own, the repository row
 //!   locked for each write, schema migrated on connect.
+//! - A read-only web view for a team's members under [`UI_PREFIX`]
+//!   (`/ui/`): a login form that keeps the bearer token in an `HttpOnly`,
+//!   `SameSite=Strict` session cookie, a repository's memories by type,
+//!   a search with recall's local ranker, and one memory rendered from
+//!   markdown with everything of its text escaped, under a
+//!   Content-Security-Policy that lets no script run and nothing load.
 //! - [`respond`] — the server's answer to one connection's bytes, with no
 //!   socket: the same parsing, limits and handlers, for tests and fuzzing.
 //!
@@ -55,6 +61,9 @@ mod service;
 mod sqlite;
 mod store;
 mod token;
+mod web;
+
+pub use web::UI_PREFIX;
 
 pub use config::{Config, REQUEST_LOG_TARGET};
 pub use offline::respond;

@@ -11,3 +11,5 @@ mod crash;
 mod pg_processes;
 mod protocol;
 mod support;
+mod web;
+mod web_browser;
