@@ -71,5 +71,7 @@ pub use offline::respond;
 pub use postgres::PgStore;
 pub use server::{ServeError, Server, ShutdownHandle};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
-pub use store::{IfMatch, Limits, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
+pub use store::{
+    EntryChange, IfMatch, Limits, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError,
+};
 pub use token::TOKEN_PREFIX;

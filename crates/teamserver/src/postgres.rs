@@ -42,7 +42,8 @@ use crate::token;
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
 /// `n + 1`. Never edit a step that has shipped; add one. The version is
 /// the same number as the SQLite backend's for the same tables.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE memdir_tokens (
         id TEXT PRIMARY KEY,
         org TEXT NOT NULL,
@@ -65,10 +66,16 @@ const MIGRATIONS: &[&str] = &["
         checksum TEXT NOT NULL,
         PRIMARY KEY (org, repo, key)
     );
-"];
+",
+    "
+    ALTER TABLE memdir_entries
+        ADD COLUMN version BIGINT NOT NULL DEFAULT 0,
+        ADD COLUMN modified_ms BIGINT NOT NULL DEFAULT 0;
+",
+];
 
 /// The newest schema version this backend knows.
-const SCHEMA_VERSION: u32 = 1;
+const SCHEMA_VERSION: u32 = 2;
 
 /// The advisory lock that migrations hold: a fixed number, `memdir` in
 /// ASCII and a 1.
@@ -322,10 +329,12 @@ async fn read_state(
     state.checksum = row.get(2);
     let sql = match view {
         View::Full => {
-            "SELECT key, checksum, content FROM memdir_entries WHERE org = $1 AND repo = $2"
+            "SELECT key, checksum, content, version, modified_ms FROM memdir_entries
+             WHERE org = $1 AND repo = $2"
         }
         View::Hashes => {
-            "SELECT key, checksum, NULL::bytea FROM memdir_entries WHERE org = $1 AND repo = $2"
+            "SELECT key, checksum, NULL::bytea, version, modified_ms FROM memdir_entries
+             WHERE org = $1 AND repo = $2"
         }
     };
     let statement = tx.prepare_cached(sql).await.map_err(db)?;
@@ -337,6 +346,8 @@ async fn read_state(
         if let Some(content) = row.get::<_, Option<Vec<u8>>>(2) {
             entries.insert(key.clone(), String::from_utf8(content).map_err(db)?);
         }
+        let change = crate::store::entry_change(row.get(3), row.get(4));
+        state.entry_changes.insert(key.clone(), change);
         state.entry_checksums.insert(key, sum);
     }
     if view == View::Full {
@@ -383,17 +394,33 @@ async fn put(pool: &Pool, request: &PutRequest<'_>) -> Result<PutOutcome, StoreE
     let sums = state.record_write(entries);
     let upsert = tx
         .prepare_cached(
-            "INSERT INTO memdir_entries (org, repo, key, content, checksum)
-             VALUES ($1, $2, $3, $4, $5)
+            "INSERT INTO memdir_entries (org, repo, key, content, checksum, version, modified_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
              ON CONFLICT (org, repo, key)
-             DO UPDATE SET content = excluded.content, checksum = excluded.checksum",
+             DO UPDATE SET content = excluded.content, checksum = excluded.checksum,
+                 version = CASE WHEN memdir_entries.checksum = excluded.checksum
+                     THEN memdir_entries.version ELSE excluded.version END,
+                 modified_ms = CASE WHEN memdir_entries.checksum = excluded.checksum
+                     THEN memdir_entries.modified_ms ELSE excluded.modified_ms END",
         )
         .await
         .map_err(db)?;
+    let (version, modified_ms) = (state.version.cast_signed(), state.last_modified_ms());
     for ((key, text), sum) in entries.iter().zip(&sums) {
-        tx.execute(&upsert, &[&org, &repo, key, &text.as_bytes(), sum])
-            .await
-            .map_err(db)?;
+        tx.execute(
+            &upsert,
+            &[
+                &org,
+                &repo,
+                key,
+                &text.as_bytes(),
+                sum,
+                &version,
+                &modified_ms,
+            ],
+        )
+        .await
+        .map_err(db)?;
     }
     tx.execute(
         "UPDATE memdir_repos SET version = $3, last_modified_ms = $4, checksum = $5

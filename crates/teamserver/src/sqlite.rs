@@ -36,7 +36,8 @@ use crate::token;
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
 /// `n + 1`. Never edit a step that has shipped; add one.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE tokens (
         id TEXT PRIMARY KEY,
         org TEXT NOT NULL,
@@ -59,10 +60,15 @@ const MIGRATIONS: &[&str] = &["
         checksum TEXT NOT NULL,
         PRIMARY KEY (org, repo, key)
     );
-"];
+",
+    "
+    ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE entries ADD COLUMN modified_ms INTEGER NOT NULL DEFAULT 0;
+",
+];
 
 /// The newest schema version this server knows.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A [`Store`] in one SQLite file.
 ///
@@ -387,8 +393,14 @@ fn read_state(
     state.last_modified = Timestamp::from_millisecond(last_ms).ok();
     state.checksum = checksum;
     let sql = match view {
-        View::Full => "SELECT key, checksum, content FROM entries WHERE org = ?1 AND repo = ?2",
-        View::Hashes => "SELECT key, checksum, NULL FROM entries WHERE org = ?1 AND repo = ?2",
+        View::Full => {
+            "SELECT key, checksum, content, version, modified_ms FROM entries
+             WHERE org = ?1 AND repo = ?2"
+        }
+        View::Hashes => {
+            "SELECT key, checksum, NULL, version, modified_ms FROM entries
+             WHERE org = ?1 AND repo = ?2"
+        }
     };
     let mut stmt = conn.prepare_cached(sql).map_err(db)?;
     let rows = stmt
@@ -397,15 +409,21 @@ fn read_state(
                 r.get::<_, String>(0)?,
                 r.get::<_, String>(1)?,
                 r.get::<_, Option<String>>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
             ))
         })
         .map_err(db)?;
     let mut entries = BTreeMap::new();
     for row in rows {
-        let (key, sum, content) = row.map_err(db)?;
+        let (key, sum, content, version, modified_ms) = row.map_err(db)?;
         if let Some(content) = content {
             entries.insert(key.clone(), content);
         }
+        state.entry_changes.insert(
+            key.clone(),
+            crate::store::entry_change(version, modified_ms),
+        );
         state.entry_checksums.insert(key, sum);
     }
     if view == View::Full {
@@ -507,15 +525,20 @@ fn put_in(conn: &Connection, request: &PutRequest<'_>) -> Result<PutOutcome, Sto
     let sums = state.record_write(entries);
     let mut upsert = conn
         .prepare_cached(
-            "INSERT INTO entries (org, repo, key, content, checksum)
-             VALUES (?1, ?2, ?3, ?4, ?5)
+            "INSERT INTO entries (org, repo, key, content, checksum, version, modified_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (org, repo, key)
-             DO UPDATE SET content = excluded.content, checksum = excluded.checksum",
+             DO UPDATE SET content = excluded.content, checksum = excluded.checksum,
+                 version = CASE WHEN entries.checksum = excluded.checksum
+                     THEN entries.version ELSE excluded.version END,
+                 modified_ms = CASE WHEN entries.checksum = excluded.checksum
+                     THEN entries.modified_ms ELSE excluded.modified_ms END",
         )
         .map_err(db)?;
+    let (version, modified_ms) = (state.version.cast_signed(), state.last_modified_ms());
     for ((key, text), sum) in entries.iter().zip(&sums) {
         upsert
-            .execute(params![org, repo, key, text, sum])
+            .execute(params![org, repo, key, text, sum, version, modified_ms])
             .map_err(db)?;
     }
     conn.execute(

@@ -32,6 +32,19 @@ pub struct RepoState {
     /// Key → text, for a full read ([`View::Full`]); `None` for
     /// [`View::Hashes`].
     pub entries: Option<BTreeMap<String, String>>,
+    /// Key → when the entry last changed: for a read, every entry; for
+    /// an accepted write, the entries it wrote.
+    pub entry_changes: BTreeMap<String, EntryChange>,
+}
+
+/// When one entry last changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryChange {
+    /// The repository version whose write last changed the entry's text;
+    /// 0 when that was before this was recorded.
+    pub version: u64,
+    /// When that write committed; `None` when not recorded.
+    pub modified: Option<Timestamp>,
 }
 
 impl RepoState {
@@ -46,6 +59,7 @@ impl RepoState {
             checksum: memdir_protocol::repo_checksum(&BTreeMap::new()),
             entry_checksums: BTreeMap::new(),
             entries: None,
+            entry_changes: BTreeMap::new(),
         }
     }
 }
@@ -124,10 +138,19 @@ impl RepoState {
             })
             .collect();
         self.version += 1;
-        self.last_modified = Some(
-            Timestamp::from_millisecond(Timestamp::now().as_millisecond())
-                .unwrap_or(Timestamp::UNIX_EPOCH),
-        );
+        let now = Timestamp::from_millisecond(Timestamp::now().as_millisecond())
+            .unwrap_or(Timestamp::UNIX_EPOCH);
+        self.last_modified = Some(now);
+        self.entry_changes = entries
+            .keys()
+            .map(|key| {
+                let change = EntryChange {
+                    version: self.version,
+                    modified: Some(now),
+                };
+                (key.clone(), change)
+            })
+            .collect();
         self.checksum = memdir_protocol::repo_checksum(&self.entry_checksums);
         sums
     }
@@ -137,6 +160,16 @@ impl RepoState {
     #[must_use]
     pub fn last_modified_ms(&self) -> i64 {
         self.last_modified.map_or(0, Timestamp::as_millisecond)
+    }
+}
+
+/// An [`EntryChange`] from its stored columns (0 for either: not recorded).
+pub(crate) fn entry_change(version: i64, modified_ms: i64) -> EntryChange {
+    EntryChange {
+        version: version.cast_unsigned(),
+        modified: (modified_ms > 0)
+            .then(|| Timestamp::from_millisecond(modified_ms).ok())
+            .flatten(),
     }
 }
 

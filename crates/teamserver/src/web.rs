@@ -5,10 +5,9 @@
 //! - `GET /ui/login`, `POST /ui/login` (form field `token`), `POST /ui/logout`;
 //! - `GET /ui/` — a form asking for a repository;
 //! - `GET /ui/repo?repo=owner/name[&q=words]` — its memories by type, with
-//!   description, last change (the memory's `modified:` time, else the
-//!   repository's last write) and revision (the start of the entry's
-//!   checksum), and the repository's version; `q` ranks them with recall's
-//!   local ranker;
+//!   description, the repository version whose write last changed it and
+//!   when, and revision (the start of the entry's checksum); `q` ranks
+//!   them with recall's local ranker;
 //! - `GET /ui/memory?repo=owner/name&key=file.md` — one memory rendered
 //!   from markdown;
 //! - `GET /ui/style.css`.
@@ -109,7 +108,7 @@ fn signed_in(store: &dyn Store, req: &Request, render: impl FnOnce(&str) -> Resp
             return page(
                 401,
                 "Sign in",
-                &login_form(Some("Sign in with a team token to see this page.")),
+                &login_form(Some("401: sign in with a team token to see this page.")),
             );
         }
     };
@@ -248,7 +247,8 @@ fn load(store: &dyn Store, org: &str, repo: &str) -> Result<RepoState, Response>
 struct Shown {
     key: String,
     header: MemoryHeader,
-    modified: Option<String>,
+    /// "version 3 · last change 2026-…", as recorded by the server.
+    change: String,
     revision: String,
 }
 
@@ -260,7 +260,21 @@ fn memories(state: &RepoState) -> Vec<Shown> {
         .iter()
         .map(|(key, text)| {
             let parsed = parse_memory(text.as_bytes());
-            let modified = parsed.modified.map(|t| t.to_string());
+            let change = match state.entry_changes.get(key) {
+                Some(c) if c.version > 0 => format!(
+                    "version {} · last change {}",
+                    c.version,
+                    c.modified
+                        .map_or_else(|| "unknown".to_owned(), |t| t.to_string())
+                ),
+                // Written before the server recorded changes per entry.
+                _ => format!(
+                    "last change {}",
+                    parsed
+                        .modified
+                        .map_or_else(|| "not recorded".to_owned(), |t| t.to_string())
+                ),
+            };
             let header = MemoryHeader {
                 filename: key.clone(),
                 file_path: Utf8PathBuf::from(key.as_str()),
@@ -282,7 +296,7 @@ fn memories(state: &RepoState) -> Vec<Shown> {
             Shown {
                 key: key.clone(),
                 header,
-                modified,
+                change,
                 revision,
             }
         })
@@ -347,11 +361,9 @@ fn item(body: &mut String, repo: &str, m: &Shown) {
     }
     let _ = write!(
         body,
-        "<br><span class=\"meta\">{} · last change {} · revision {}</span></li>",
+        "<br><span class=\"meta\">{} · {} · revision {}</span></li>",
         escape(&m.key),
-        m.modified
-            .as_deref()
-            .map_or_else(|| "as the repository".to_owned(), escape),
+        escape(&m.change),
         escape(&m.revision)
     );
 }

@@ -222,3 +222,36 @@ fn an_in_memory_database_reads_what_it_wrote() {
         Some("acme")
     );
 }
+
+/// A database of the first schema, with entries, opens migrated: its
+/// entries are kept and their changes read as not recorded (version 0)
+/// until a write changes them.
+#[test]
+fn a_first_schema_database_is_migrated_with_its_entries() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("t.db");
+    {
+        let conn = Connection::open(&path).expect("open");
+        conn.execute_batch(MIGRATIONS[0]).expect("schema 1");
+        conn.pragma_update(None, "user_version", 1).expect("set");
+        conn.execute(
+            "INSERT INTO repos VALUES ('o', 'a/b', 4, 1000, 'sha256:x')",
+            [],
+        )
+        .expect("repo");
+        conn.execute(
+            "INSERT INTO entries VALUES ('o', 'a/b', 'k.md', 'old', ?1)",
+            [memdir_protocol::entry_checksum("old")],
+        )
+        .expect("entry");
+    }
+    let store = SqliteStore::open(&path).expect("open migrated");
+    assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);
+    let state = store
+        .get("o", "a/b", View::Full)
+        .expect("get")
+        .expect("some");
+    assert_eq!(state.entries, Some(entries(&[("k.md", "old")])));
+    assert_eq!(state.entry_changes["k.md"].version, 0);
+    assert_eq!(state.entry_changes["k.md"].modified, None);
+}

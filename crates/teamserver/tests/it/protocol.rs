@@ -26,7 +26,7 @@ fn healthz_is_200_without_a_token() {
     let r = h.get(None, "/healthz");
     assert_eq!(
         (r.status, r.body),
-        (200, json!({"status": "ok", "schemaVersion": 1}))
+        (200, json!({"status": "ok", "schemaVersion": 2}))
     );
 }
 

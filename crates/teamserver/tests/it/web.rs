@@ -248,3 +248,40 @@ fn memory_text_is_shown_as_text_and_loads_nothing() {
         404
     );
 }
+
+#[test]
+fn each_memory_shows_the_version_that_last_changed_it() {
+    let h = start(quiet());
+    let token = h.token("acme");
+    let first = json!({
+        "a.md": memory("a", "project", "first one", "one"),
+        "b.md": memory("b", "project", "second one", "two"),
+    });
+    assert_eq!(h.put(&token, "acme/app", None, &first).status, 200);
+    let second = json!({ "b.md": memory("b", "project", "second one", "TWO") });
+    assert_eq!(h.put(&token, "acme/app", Some("*"), &second).status, 200);
+    let cookie = sign_in(&h, &token);
+    let list = get(&h, Some(&cookie), "/ui/repo?repo=acme/app");
+    let line = |key: &str| {
+        let at = list
+            .body
+            .find(&format!("{key} · "))
+            .unwrap_or_else(|| panic!("{}", list.body));
+        list.body[at..].split("</li>").next().unwrap().to_owned()
+    };
+    assert!(
+        line("a.md").contains("version 1 · last change 20"),
+        "{}",
+        line("a.md")
+    );
+    assert!(
+        line("b.md").contains("version 2 · last change 20"),
+        "{}",
+        line("b.md")
+    );
+    assert!(
+        list.body.contains("version 2 · last change"),
+        "{}",
+        list.body
+    );
+}

@@ -137,8 +137,8 @@ async fn steps(c: &Client, h: &Harness, token: &str) -> Result<(), String> {
         .map_err(fail("open"))?;
     let text = c.source().await.map_err(fail("source"))?;
     check(
-        text.contains("Sign in with a team token"),
-        "no sign-in form without a token",
+        text.contains("401: sign in with a team token"),
+        "no 401 and sign-in form without a token",
     )?;
     check(
         !text.contains("make deploy"),

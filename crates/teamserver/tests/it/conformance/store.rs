@@ -465,3 +465,35 @@ pub(super) fn scripted_history(store: &dyn Store) -> Vec<RepoState> {
     out.push(store.get("other", "o/r", View::Hashes).unwrap().unwrap());
     out
 }
+
+/// Each entry records the version whose write last changed its text: an
+/// entry sent again unchanged keeps its version.
+pub(super) fn entries_record_the_write_that_changed_them(h: &Harness) {
+    let store = &*h.store;
+    accepted(put(
+        store,
+        "o",
+        "a/b",
+        &[("x.md", "one"), ("y.md", "two")],
+        &IfMatch::Absent,
+    ));
+    accepted(put(
+        store,
+        "o",
+        "a/b",
+        &[("x.md", "one"), ("y.md", "TWO")],
+        &IfMatch::Any,
+    ));
+    accepted(put(store, "o", "a/b", &[("z.md", "three")], &IfMatch::Any));
+    let state = full(store, "o", "a/b").unwrap();
+    let versions: Vec<(&str, u64)> = state
+        .entry_changes
+        .iter()
+        .map(|(k, c)| (k.as_str(), c.version))
+        .collect();
+    assert_eq!(versions, [("x.md", 1), ("y.md", 2), ("z.md", 3)]);
+    assert!(state.entry_changes.values().all(|c| c.modified.is_some()));
+    let x = state.entry_changes["x.md"].modified.unwrap();
+    let z = state.entry_changes["z.md"].modified.unwrap();
+    assert!(x <= z);
+}
