@@ -18,7 +18,10 @@ pub(crate) fn read_text(path: &Path) -> Result<String, InteropError> {
     Ok(match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(err) => {
-            log::warn!("{} is not valid UTF-8; invalid bytes replaced", path.display());
+            log::warn!(
+                "{} is not valid UTF-8; invalid bytes replaced",
+                path.display()
+            );
             String::from_utf8_lossy(err.as_bytes()).into_owned()
         }
     })

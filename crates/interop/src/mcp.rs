@@ -61,36 +61,55 @@ fn relation(value: &Value) -> Result<Relation, String> {
     })
 }
 
+/// One line of the file, read.
+enum Line {
+    Entity(Entity),
+    Relation(Relation),
+    Broken(String, String),
+}
+
+fn read_line(line: &str, at: String) -> Line {
+    let value: Value = match serde_json::from_str(line) {
+        Ok(value) => value,
+        Err(err) => return Line::Broken(at, format!("not a JSON object: {err}")),
+    };
+    let parsed = match value.get("type").and_then(Value::as_str) {
+        Some("entity") => entity(&value, at.clone()).map(Line::Entity),
+        Some("relation") => relation(&value).map(Line::Relation),
+        Some(other) => Err(format!("unknown record type {other:?}")),
+        None => Err("the record has no \"type\"".to_owned()),
+    };
+    parsed.unwrap_or_else(|reason| Line::Broken(at, reason))
+}
+
 /// Reads the graph: every entity a memory, its relations in its body.
+/// Relations are gathered first (they may come after their entities), then
+/// the lines are taken in order, so skipped lines are listed in order too.
 pub(crate) fn import(path: &Path) -> Result<Imported, InteropError> {
     let text = read_text(path)?;
+    let lines: Vec<Line> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| read_line(line, format!("{}:{}", path.display(), index + 1)))
+        .collect();
+    let (relations, rest): (Vec<Line>, Vec<Line>) = lines
+        .into_iter()
+        .partition(|l| matches!(l, Line::Relation(_)));
+    let relations: Vec<Relation> = relations
+        .into_iter()
+        .filter_map(|l| match l {
+            Line::Relation(r) => Some(r),
+            _ => None,
+        })
+        .collect();
     let mut collector = Collector::default();
-    let mut entities = Vec::new();
-    let mut relations = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let at = format!("{}:{}", path.display(), index + 1);
-        if line.trim().is_empty() {
-            continue;
+    for line in rest {
+        match line {
+            Line::Entity(entity) => add_entity(&mut collector, entity, &relations),
+            Line::Broken(at, reason) => collector.skip(at, reason),
+            Line::Relation(_) => {}
         }
-        let value: Value = match serde_json::from_str(line) {
-            Ok(value) => value,
-            Err(err) => {
-                collector.skip(at, format!("not a JSON object: {err}"));
-                continue;
-            }
-        };
-        let parsed = match value.get("type").and_then(Value::as_str) {
-            Some("entity") => entity(&value, at.clone()).map(|e| entities.push(e)),
-            Some("relation") => relation(&value).map(|r| relations.push(r)),
-            Some(other) => Err(format!("unknown record type {other:?}")),
-            None => Err("the record has no \"type\"".to_owned()),
-        };
-        if let Err(reason) = parsed {
-            collector.skip(at, reason);
-        }
-    }
-    for entity in entities {
-        add_entity(&mut collector, entity, &relations);
     }
     Ok(collector.finish())
 }
@@ -101,7 +120,9 @@ fn add_entity(collector: &mut Collector, entity: Entity, relations: &[Relation])
     let first = observations.next();
     if let (Some(memory_type), Some(description)) = (
         memory_type,
-        first.as_deref().and_then(|o| o.strip_prefix(DESCRIPTION_PREFIX)),
+        first
+            .as_deref()
+            .and_then(|o| o.strip_prefix(DESCRIPTION_PREFIX)),
     ) {
         // Written by memdir: the other observations are the body's lines.
         let body = observations.collect::<Vec<_>>().join("\n");

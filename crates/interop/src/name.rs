@@ -100,11 +100,7 @@ pub(crate) fn description_or_derived(given: &str, body: &str, name: &str) -> Str
     }
     let derived = body
         .lines()
-        .map(|line| {
-            line.trim()
-                .trim_start_matches(['#', '-', '*', '>'])
-                .trim()
-        })
+        .map(|line| line.trim().trim_start_matches(['#', '-', '*', '>']).trim())
         .find(|line| !line.is_empty())
         .map(|line| {
             one_line(line)

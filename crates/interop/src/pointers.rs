@@ -66,13 +66,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, InteropError> {
     Ok(collector.finish())
 }
 
-fn import_pointers(
-    text: &str,
-    path: &Path,
-    begin: usize,
-    end: usize,
-    collector: &mut Collector,
-) {
+fn import_pointers(text: &str, path: &Path, begin: usize, end: usize, collector: &mut Collector) {
     for (i, line) in text.lines().enumerate().take(end - 1).skip(begin) {
         let at = format!("{}:{}", path.display(), i + 1);
         let line = line.trim();
@@ -102,7 +96,12 @@ fn import_sections(text: &str, path: &Path, collector: &mut Collector) {
     let flush = |current: Option<(String, String, usize)>, collector: &mut Collector| {
         if let Some((title, body, line)) = current {
             let at = format!("{}:{line}", path.display());
-            let body = body.trim_start_matches(['\n', '\r']).to_owned();
+            let body = body.trim_start_matches(['\n', '\r']).trim_end();
+            let body = if body.is_empty() {
+                String::new()
+            } else {
+                format!("{body}\n")
+            };
             collector.add(at, &title, MemoryType::Project, "", body);
         }
     };

@@ -49,9 +49,9 @@ fn ends_section(line: &str) -> bool {
 /// non-blank line, line end included) and the line number of its heading.
 fn find_section(text: &str, heading: &str) -> Option<(Range<usize>, usize)> {
     let mut lines = lines_with_ranges(text).enumerate();
-    let (number, start) = lines.by_ref().find_map(|(i, (range, line))| {
-        (line.trim_end() == heading).then_some((i + 1, range))
-    })?;
+    let (number, start) = lines
+        .by_ref()
+        .find_map(|(i, (range, line))| (line.trim_end() == heading).then_some((i + 1, range)))?;
     let mut end = start.end;
     for (_, (range, line)) in lines {
         if ends_section(line) {
