@@ -49,3 +49,37 @@ proptest! {
         prop_assert_eq!(imported.memories, memories);
     }
 }
+
+/// Writes `format`'s export of one memory and imports it back.
+fn one_file_round_trip(format: Format, memory: &Memory) -> Memory {
+    let files = export(format, std::slice::from_ref(memory), None).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(&files[0].rel_path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, &files[0].contents).unwrap();
+    let mut imported = import(format, dir.path()).unwrap();
+    assert_eq!(imported.skipped, vec![]);
+    assert_eq!(imported.memories.len(), 1);
+    imported.memories.remove(0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn cline_and_cursor_keep_name_description_body(
+        name in "[a-z0-9]{1,10}(-[a-z0-9]{1,10}){0,3}",
+        description in "[^\\s]{1,12}( [^\\s]{1,12}){0,4}",
+        body in any::<String>(),
+        memory_type in memory_type(),
+    ) {
+        let memory = Memory { name, memory_type, description, body };
+        for (format, kept_type) in [
+            (Format::ClineMemoryBank, MemoryType::Project),
+            (Format::CursorRules, MemoryType::Feedback),
+        ] {
+            let back = one_file_round_trip(format, &memory);
+            prop_assert_eq!(&back, &Memory { memory_type: kept_type, ..memory.clone() });
+        }
+    }
+}
