@@ -81,6 +81,8 @@ fn files_with_ext(
             collector.skip(file_name, "a symbolic link, not followed");
         } else if kind.is_dir() {
             collector.skip(file_name, "a folder, not a file");
+        } else if !kind.is_file() {
+            collector.skip(file_name, "not a regular file (a FIFO, socket or device)");
         } else {
             found.push((stem.to_owned(), entry.path()));
         }

@@ -72,6 +72,25 @@ fn a_fifo_is_refused_without_waiting() {
 }
 
 #[test]
+fn a_fifo_inside_a_memory_bank_is_skipped_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let bank = dir.path().join("memory-bank");
+    fs::create_dir(&bank).unwrap();
+    write(&bank, "progress.md", "# Progress\n\nScanning works.\n");
+    let status = Command::new("mkfifo")
+        .arg(bank.join("activeContext.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let imported = import(Format::ClineMemoryBank, dir.path()).unwrap();
+    assert_eq!(imported.memories.len(), 1);
+    assert_eq!(imported.memories[0].name, "progress");
+    assert_eq!(imported.skipped.len(), 1);
+    assert_eq!(imported.skipped[0].at, "activeContext.md");
+    assert!(imported.skipped[0].reason.contains("FIFO"));
+}
+
+#[test]
 fn a_folder_where_a_file_belongs_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = import(Format::QwenMemory, dir.path()).unwrap_err();
@@ -186,4 +205,15 @@ fn links_in_a_rules_folder_are_not_followed() {
     let imported = import(Format::CursorRules, dir.path()).unwrap();
     assert!(imported.memories.is_empty());
     assert_eq!(imported.skipped[0].at, "leak.mdc");
+}
+
+#[test]
+fn an_oversized_rule_fails_the_import_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join(".cursor/rules");
+    fs::create_dir_all(&rules).unwrap();
+    let size = usize::try_from(MAX_FILE_BYTES).unwrap() + 1;
+    write(&rules, "huge.mdc", &"x".repeat(size));
+    let err = import(Format::CursorRules, dir.path()).unwrap_err();
+    assert!(err.to_string().contains("huge.mdc"), "{err}");
 }

@@ -1,6 +1,6 @@
 //! Invariants over arbitrary input.
 
-use memdir_interop::{Format, Memory, MemoryType, export, import, sanitize_name};
+use memdir_interop::{Format, MAX_NAME_CHARS, Memory, MemoryType, export, import, sanitize_name};
 use proptest::prelude::*;
 
 fn memory_type() -> impl Strategy<Value = MemoryType> {
@@ -13,7 +13,7 @@ proptest! {
     #[test]
     fn sanitised_names_are_safe_and_fixed(raw in any::<String>()) {
         if let Some(name) = sanitize_name(&raw) {
-            prop_assert!(!name.is_empty() && name.chars().count() <= 84);
+            prop_assert!(!name.is_empty() && name.chars().count() <= MAX_NAME_CHARS);
             prop_assert!(!name.contains(['/', '\\', '.', ' ']));
             prop_assert!(!name.starts_with('-') && !name.ends_with('-'));
             prop_assert_eq!(sanitize_name(&name), Some(name));
