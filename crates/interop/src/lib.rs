@@ -52,9 +52,9 @@
 //!   Memories`) section is a `user` memory named after its first words.
 //!   Export rewrites only that section of the existing file (or appends
 //!   it), one bullet a description; all other text stays byte for byte.
-//!   The section's old bullets are replaced, not merged: export the tool's
-//!   own memories in first (import, then export all) to keep them. Qwen
-//!   Code's newer auto-memory folder (`~/.qwen/projects/<project>/memory/`)
+//!   Every bullet the section already has is kept (they are the tool's
+//!   own memories); a memory whose description is already a bullet there
+//!   is not added twice. Qwen Code's newer auto-memory folder (`~/.qwen/projects/<project>/memory/`)
 //!   is not read here.
 //! - **AGENTS.md and CLAUDE.md**: export writes a block of pointers,
 //!   `- name — description`, between `<!-- memdir:begin -->` and

@@ -97,22 +97,37 @@ pub(crate) fn import(format: Format, path: &Path) -> Result<Imported, InteropErr
     Ok(collector.finish())
 }
 
-/// The section: the heading and one bullet a memory's description.
-fn render(format: Format, memories: &[Memory]) -> String {
-    let mut section = format!("{}\n", heading(format));
+/// The section: the heading, every line the section already had (the
+/// tool's own memories are kept), and a bullet for each memory whose
+/// description is not a bullet there yet.
+fn render(format: Format, memories: &[Memory], existing: Option<&str>) -> String {
+    let mut section = existing.map_or_else(|| format!("{}\n", heading(format)), str::to_owned);
+    let mut present: std::collections::HashSet<String> = section
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- ").map(|f| f.trim().to_owned()))
+        .collect();
     for m in memories {
-        section.push_str("- ");
-        section.push_str(&m.description);
-        section.push('\n');
+        let fact = m.description.trim();
+        if present.insert(fact.to_owned()) {
+            if !section.ends_with('\n') {
+                section.push('\n');
+            }
+            section.push_str("- ");
+            section.push_str(fact);
+            section.push('\n');
+        }
     }
     section
 }
 
-/// `existing` with its section replaced by the memories' (or with the
-/// section appended after a blank line); nothing else changes.
+/// `existing` with the memories added to its section as bullets (or the
+/// section appended after a blank line); nothing else changes, and no
+/// bullet already there is removed.
 pub(crate) fn export(format: Format, memories: &[Memory], existing: &str) -> ExportFile {
-    let section = render(format, memories);
-    let contents = replace_or_append(existing, find_section(existing, heading(format)), &section);
+    let found = find_section(existing, heading(format));
+    let old = found.as_ref().map(|(range, _)| &existing[range.clone()]);
+    let section = render(format, memories, old);
+    let contents = replace_or_append(existing, found, &section);
     ExportFile {
         rel_path: file_name(format).to_owned(),
         contents,

@@ -94,3 +94,37 @@ fn an_unclosed_block_is_refused() {
         "{err}"
     );
 }
+
+/// The tool's own memories in its section are kept: export adds bullets,
+/// never removes one, and does not add a description twice.
+#[test]
+fn the_tools_own_bullets_are_kept() {
+    for (format, heading) in [
+        (Format::GeminiMd, "## Gemini Added Memories"),
+        (Format::QwenMemory, "## Qwen Added Memories"),
+    ] {
+        let memories = five_memories();
+        let already = &memories[0].description;
+        let existing = format!(
+            "# Notes\n\n{heading}\n- I prefer tea to coffee\n- {already}\n\n## Later\nkept\n"
+        );
+        let out = rewrite(format, &existing);
+        assert!(
+            out.contains("- I prefer tea to coffee\n"),
+            "{format}: {out}"
+        );
+        assert_eq!(
+            out.matches(&format!("- {already}\n")).count(),
+            1,
+            "{format}: {out}"
+        );
+        for m in &memories[1..] {
+            assert!(
+                out.contains(&format!("- {}\n", m.description)),
+                "{format}: {out}"
+            );
+        }
+        assert!(out.ends_with("\n## Later\nkept\n"), "{format}: {out}");
+        assert_eq!(rewrite(format, &out), out, "{format}");
+    }
+}
