@@ -20,6 +20,7 @@ mod hook;
 mod hooks_install;
 mod index;
 mod index_fix;
+mod interop;
 mod list;
 mod log;
 mod logger;
@@ -94,6 +95,11 @@ enum Command {
     Prompt(prompt::PromptArgs),
     /// Save a memory: its topic file and its line in MEMORY.md.
     Add(add::AddArgs),
+    /// Import memories from another tool's format (MCP memory server,
+    /// Cline, Cursor, Gemini CLI, Qwen Code, AGENTS.md, CLAUDE.md).
+    Import(interop::ImportArgs),
+    /// Export the memories in another tool's format.
+    Export(interop::ExportArgs),
     /// Find secrets (API keys, tokens, private keys) in text before it is
     /// shared, with gitleaks' rules; redact them; list the rules.
     #[command(subcommand)]
@@ -190,6 +196,8 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args, &cli.global),
         Command::Prompt(args) => prompt::run(args, &cli.global),
         Command::Add(args) => add::run(args, &cli.global),
+        Command::Import(args) => interop::run_import(args, &cli.global),
+        Command::Export(args) => interop::run_export(args, &cli.global),
         Command::Secrets(cmd) => secrets::run(cmd, &cli.global),
         Command::Serve(args) => serve::run(args, &cli.global),
         Command::Team(cmd) => team::run(cmd, &cli.global),

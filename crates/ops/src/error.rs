@@ -201,6 +201,24 @@ pub enum OpsError {
     /// A memory folder could not be read for its checks.
     #[error(transparent)]
     Doctor(#[from] memdir_doctor::DoctorError),
+    /// An input of another tool's format could not be read.
+    #[error(transparent)]
+    Interop(#[from] memdir_interop::InteropError),
+    /// An export file could not be written (or read before).
+    #[error("cannot export to {}: {reason}", path.display())]
+    ExportFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// An export file would be written outside its destination folder (a
+    /// refusal: a folder on the way is a link out of it).
+    #[error("refusing to export to {}: a folder on the way leads outside the destination", path.display())]
+    ExportOutside {
+        /// The file.
+        path: PathBuf,
+    },
     /// The citation cache could not be locked or written.
     #[error("cannot use the citations cache {}", path.display())]
     CitationCache {
@@ -230,6 +248,7 @@ impl OpsError {
             OpsError::InvalidMemoryDir(_)
             | OpsError::InvalidName { .. }
             | OpsError::SecretsFound { .. }
+            | OpsError::ExportOutside { .. }
             | OpsError::Persist(memdir_filepersist::PersistError::UnsafeSessionId { .. })
             | OpsError::Session(memdir_session::SessionError::Link { .. }) => true,
             OpsError::Folder(e) => e.is_refusal(),

@@ -53,6 +53,7 @@ mod edit;
 mod error;
 mod extract;
 mod hooks;
+mod interop;
 mod log;
 mod memory;
 mod migrate;
@@ -71,11 +72,15 @@ pub use extract::{ExtractReport, ExtractRequest};
 pub use hooks::{
     HOOK_CITATIONS_BUDGET, HookEvent, HooksChange, KEPT_BACKUPS, SettingsScope, sanitize_session,
 };
+pub use interop::{
+    ExportReport, ExportedFile, FileChange, ImportOutcome, ImportReport, ImportedMemory,
+};
 pub use log::{DreamReport, Logged, MAX_LOG_BYTES, MAX_LOG_ENTRY_BYTES};
 pub use memdir_extract::DreamOutcome;
 pub use memdir_extract::Outcome as ExtractOutcome;
 /// What [`fix_index`] did.
 pub use memdir_folder::FixReport;
+pub use memdir_interop::{Format as InteropFormat, Skipped as InteropSkipped};
 pub use memdir_migrations::{Outcome as MigrationOutcome, Report as MigrationReport};
 pub use memory::{
     Deleted, MAX_MEMORY_BYTES, MemoryChange, NewMemory, Saved, fix_index, memory_file_name,

@@ -1,0 +1,419 @@
+//! Moving memories in from other tools and out to them
+//! ([`memdir_interop`]'s formats): an import writes each memory through
+//! [`Project::save_memory`] (validated, indexed, secret-checked for team)
+//! and never writes one that is already there, by name or by content; an
+//! export writes the other tool's files, changing only memdir's part of a
+//! file the user also writes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use memdir_interop::{ExportFile, Format, Memory, Skipped};
+use memdir_memtypes::{MemoryType, parse_memory};
+use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
+
+use crate::memory::{MAX_MEMORY_BYTES, memory_file_name};
+use crate::{NewMemory, OpsError, Project, Scope};
+
+/// What became of one imported memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ImportOutcome {
+    /// Written to this file (with its index line).
+    Written(String),
+    /// A dry run: would be written to this file.
+    WouldWrite(String),
+    /// A memory of this file already holds the same description and text.
+    AlreadyPresent(String),
+    /// A memory of this file exists with other text: left as it is.
+    NameTaken(String),
+    /// Another memory (this file) already holds the same text.
+    SameContentAs(String),
+    /// Not written, and why (an unusable name, a secret in a team memory).
+    Refused(String),
+}
+
+/// One imported memory and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportedMemory {
+    /// Its name, as the import made it.
+    pub name: String,
+    /// Its type.
+    pub memory_type: MemoryType,
+    /// Its description.
+    pub description: String,
+    /// What became of it.
+    pub outcome: ImportOutcome,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ImportReport {
+    /// Each memory the input held, in order.
+    pub memories: Vec<ImportedMemory>,
+    /// What the input held that could not be taken as a memory.
+    pub skipped: Vec<Skipped>,
+}
+
+/// What an export did to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FileChange {
+    /// The file is new.
+    Created,
+    /// The file existed and changed.
+    Updated,
+    /// The file already held this.
+    Unchanged,
+}
+
+/// One file of an export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExportedFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// What changed (or, in a dry run, would).
+    pub change: FileChange,
+    /// Its text before (empty for a new file).
+    pub before: String,
+    /// Its text after.
+    pub after: String,
+}
+
+/// What an export did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ExportReport {
+    /// How many memories went out.
+    pub memories: usize,
+    /// The files, in order.
+    pub files: Vec<ExportedFile>,
+    /// Memories left out, and why (an untyped memory goes out as
+    /// `project`, and is named here too).
+    pub notes: Vec<String>,
+}
+
+impl Project {
+    /// Imports the memories of `path`, in `format`, into the `scope`
+    /// folder; with `dry_run`, only says what it would write.
+    pub fn import_memories(
+        &self,
+        format: Format,
+        path: &Path,
+        scope: Scope,
+        dry_run: bool,
+    ) -> Result<ImportReport, OpsError> {
+        let imported = memdir_interop::import(format, path)?;
+        let folder = self.folder(scope)?;
+        let mut existing = read_memories(folder.as_std_path(), scope)?;
+        let mut report = ImportReport {
+            memories: Vec::with_capacity(imported.memories.len()),
+            skipped: imported.skipped,
+        };
+        for memory in imported.memories {
+            let outcome = self.import_one(&memory, scope, dry_run, &mut existing);
+            report.memories.push(ImportedMemory {
+                name: memory.name,
+                memory_type: memory.memory_type,
+                description: memory.description,
+                outcome,
+            });
+        }
+        Ok(report)
+    }
+
+    fn import_one(
+        &self,
+        memory: &Memory,
+        scope: Scope,
+        dry_run: bool,
+        existing: &mut BTreeMap<String, Stored>,
+    ) -> ImportOutcome {
+        let file = match memory_file_name(&memory.name) {
+            Ok(file) => file,
+            Err(e) => return ImportOutcome::Refused(e.to_string()),
+        };
+        if let Some(Stored { memory: there, .. }) = existing.get(&file) {
+            return if same_text(&there.body, &memory.body)
+                && there.description.trim() == memory.description.trim()
+            {
+                ImportOutcome::AlreadyPresent(file)
+            } else {
+                ImportOutcome::NameTaken(file)
+            };
+        }
+        if let Some((other, _)) = existing
+            .iter()
+            .find(|(_, m)| same_text(&m.memory.body, &memory.body))
+        {
+            return ImportOutcome::SameContentAs(other.clone());
+        }
+        if !dry_run {
+            let new = NewMemory {
+                name: memory.name.clone(),
+                description: memory.description.clone(),
+                memory_type: memory.memory_type,
+                body: memory.body.clone(),
+                title: None,
+            };
+            match self.save_memory(scope, &new) {
+                Ok(_) => {}
+                Err(OpsError::AlreadyExists { .. }) => return ImportOutcome::NameTaken(file),
+                Err(e) => return ImportOutcome::Refused(e.to_string()),
+            }
+        }
+        existing.insert(
+            file.clone(),
+            Stored {
+                memory: memory.clone(),
+                superseded: false,
+            },
+        );
+        if dry_run {
+            ImportOutcome::WouldWrite(file)
+        } else {
+            ImportOutcome::Written(file)
+        }
+    }
+
+    /// Exports the memories of the `scope` folder in `format` into the
+    /// folder `dest` (`None`: the project's work tree, where the other
+    /// tool looks); with `dry_run`, only says what it would write.
+    pub fn export_memories(
+        &self,
+        format: Format,
+        dest: Option<&Path>,
+        scope: Scope,
+        dry_run: bool,
+    ) -> Result<ExportReport, OpsError> {
+        let folder = self.folder(scope)?;
+        let (memories, notes) = exportable(folder.as_std_path(), scope)?;
+        let dest = dest.map_or_else(
+            || {
+                self.resolution()
+                    .project
+                    .work_tree
+                    .clone()
+                    .into_std_path_buf()
+            },
+            Path::to_path_buf,
+        );
+        let single = memdir_interop::export(format, &memories, None)?;
+        // A format written into one file the user may also write gets that
+        // file's text, so that only memdir's part of it changes.
+        let existing = match single.as_slice() {
+            [only] if is_shared_file(format) => read_existing(&dest.join(&only.rel_path))?,
+            _ => None,
+        };
+        let files = match &existing {
+            Some(text) => memdir_interop::export(format, &memories, Some(text))?,
+            None => single,
+        };
+        let mut report = ExportReport {
+            memories: memories.len(),
+            files: Vec::with_capacity(files.len()),
+            notes,
+        };
+        for file in files {
+            report.files.push(write_export(&dest, &file, dry_run)?);
+        }
+        Ok(report)
+    }
+}
+
+/// Whether the format's one file is also the user's (memdir owns a part).
+fn is_shared_file(format: Format) -> bool {
+    matches!(
+        format,
+        Format::GeminiMd | Format::QwenMemory | Format::AgentsMd | Format::ClaudeMd
+    )
+}
+
+/// Two texts the same but for surrounding white space.
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    !a.is_empty() && a == b
+}
+
+/// A memory of the folder as the interop crate sees it.
+struct Stored {
+    memory: Memory,
+    /// Another memory replaced it: kept for the duplicate check, not
+    /// exported.
+    superseded: bool,
+}
+
+/// The memories of the folder (not `team/` of the private folder), by
+/// file name.
+fn read_memories(folder: &Path, scope: Scope) -> Result<BTreeMap<String, Stored>, OpsError> {
+    let options = ScanOptions {
+        exclude: if scope == Scope::Private {
+            vec!["team".to_owned()]
+        } else {
+            Vec::new()
+        },
+        max_files: usize::MAX,
+        ..ScanOptions::default()
+    };
+    let scan = match scan_memory_dir(folder, &options, &CancelToken::new()) {
+        Ok(scan) => scan,
+        Err(e) if e.is_not_found() => return Ok(BTreeMap::new()),
+        Err(e) => return Err(OpsError::Recall(memdir_relevance::RelevanceError::Scan(e))),
+    };
+    let mut out = BTreeMap::new();
+    for header in scan.memories {
+        let Ok(bytes) =
+            memdir_memtypes::read_regular_file(header.file_path.as_std_path(), MAX_MEMORY_BYTES)
+        else {
+            continue;
+        };
+        let parsed = parse_memory(&bytes);
+        let stem = header
+            .filename
+            .rsplit('/')
+            .next()
+            .unwrap_or(&header.filename)
+            .trim_end_matches(".md")
+            .to_owned();
+        let memory = Memory {
+            name: parsed.header.name.clone().unwrap_or(stem),
+            memory_type: parsed.header.memory_type.unwrap_or(MemoryType::Project),
+            description: parsed.header.description.clone().unwrap_or_default(),
+            body: parsed.body.clone(),
+        };
+        let superseded = parsed.superseded_by.is_some();
+        out.insert(header.filename.clone(), Stored { memory, superseded });
+    }
+    Ok(out)
+}
+
+/// The memories an export sends: every memory but the superseded, each
+/// with a description (its first line when it has none), and notes on
+/// what was changed or left out.
+fn exportable(folder: &Path, scope: Scope) -> Result<(Vec<Memory>, Vec<String>), OpsError> {
+    let all = read_memories(folder, scope)?;
+    let mut memories = Vec::new();
+    let mut notes = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    for (file, stored) in &all {
+        if stored.superseded {
+            continue;
+        }
+        let mut memory = stored.memory.clone();
+        if memory.description.trim().is_empty() {
+            memory.description = memory
+                .body
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or(&memory.name)
+                .chars()
+                .take(150)
+                .collect();
+            notes.push(format!("{file}: no description; its first line is used"));
+        }
+        let Some(name) = memdir_interop::sanitize_name(&memory.name) else {
+            notes.push(format!("{file}: left out: its name cannot be written"));
+            continue;
+        };
+        if !names.insert(name.clone()) {
+            notes.push(format!(
+                "{file}: left out: another memory has the name {name}"
+            ));
+            continue;
+        }
+        memory.name = name;
+        memories.push(memory);
+    }
+    Ok((memories, notes))
+}
+
+/// The text of a file an export will change, if it exists.
+fn read_existing(path: &Path) -> Result<Option<String>, OpsError> {
+    match memdir_memtypes::read_regular_file(path, memdir_interop::MAX_FILE_BYTES) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| OpsError::ExportFile {
+                path: path.to_owned(),
+                reason: "it is not UTF-8 text, so memdir will not change it".to_owned(),
+            }),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(OpsError::ExportFile {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// Writes one export file under `dest` (atomically, never through a
+/// link), or in a dry run only says what would change.
+fn write_export(dest: &Path, file: &ExportFile, dry_run: bool) -> Result<ExportedFile, OpsError> {
+    let rel = Path::new(&file.rel_path);
+    let plain = rel
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    let refuse = |reason: &str| OpsError::ExportFile {
+        path: dest.join(rel),
+        reason: reason.to_owned(),
+    };
+    if !plain {
+        return Err(OpsError::ExportOutside {
+            path: dest.join(rel),
+        });
+    }
+    let path = dest.join(rel);
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        // Replacing it would break the link (AGENTS.md → CLAUDE.md is
+        // common); following it would write elsewhere.
+        return Err(refuse(
+            "it is a symbolic link; export to the file it points to",
+        ));
+    }
+    let before = read_existing(&path)?;
+    let change = match &before {
+        None => FileChange::Created,
+        Some(old) if *old == file.contents => FileChange::Unchanged,
+        Some(_) => FileChange::Updated,
+    };
+    if !dry_run && change != FileChange::Unchanged {
+        make_folders(dest, rel).map_err(|e| match e {
+            Some(reason) => refuse(&reason),
+            None => OpsError::ExportOutside { path: path.clone() },
+        })?;
+        memdir_memtypes::atomic_write(&path, file.contents.as_bytes())
+            .map_err(|e| refuse(&e.to_string()))?;
+    }
+    Ok(ExportedFile {
+        path,
+        change,
+        before: before.unwrap_or_default(),
+        after: file.contents.clone(),
+    })
+}
+
+/// Makes the folders of `rel` under `dest` one at a time, never through a
+/// link: `Err(None)` when one on the way is a link or not a folder,
+/// `Err(Some(reason))` when one cannot be made.
+fn make_folders(dest: &Path, rel: &Path) -> Result<(), Option<String>> {
+    // The destination itself is the user's choice, link or not.
+    std::fs::create_dir_all(dest).map_err(|e| Some(e.to_string()))?;
+    let mut at = dest.to_path_buf();
+    let Some(parent) = rel.parent() else {
+        return Ok(());
+    };
+    for part in parent.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Err(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&at).map_err(|e| Some(e.to_string()))?;
+            }
+            Err(e) => return Err(Some(e.to_string())),
+        }
+    }
+    Ok(())
+}
