@@ -103,7 +103,14 @@ pub(crate) fn import_cline(path: &Path) -> Result<Imported, InteropError> {
         }
         let text = read_text(&file)?;
         let (description, body) = split_heading(&text);
-        collector.add(at, &stem, MemoryType::Project, &description, body);
+        let (kind, body) = take_type_marker(&body);
+        collector.add(
+            at,
+            &stem,
+            kind.unwrap_or(MemoryType::Project),
+            &description,
+            body,
+        );
     }
     Ok(collector.finish())
 }
@@ -130,7 +137,7 @@ pub(crate) fn export_cline(memories: &[Memory]) -> Vec<ExportFile> {
         .iter()
         .map(|m| ExportFile {
             rel_path: format!("memory-bank/{}.md", m.name),
-            contents: format!("# {}\n\n{}", m.description, m.body),
+            contents: format!("# {}\n\n{}", m.description, with_type_marker(m)),
         })
         .collect()
 }
@@ -148,7 +155,14 @@ pub(crate) fn import_cursor(path: &Path) -> Result<Imported, InteropError> {
         let text = read_text(&file)?;
         let parsed = parse_memory_str(&text);
         let description = parsed.header.description.unwrap_or_default();
-        collector.add(at, &stem, MemoryType::Feedback, &description, parsed.body);
+        let (kind, body) = take_type_marker(&parsed.body);
+        collector.add(
+            at,
+            &stem,
+            kind.unwrap_or(MemoryType::Feedback),
+            &description,
+            body,
+        );
     }
     Ok(collector.finish())
 }
@@ -163,10 +177,35 @@ pub(crate) fn export_cursor(memories: &[Memory]) -> Vec<ExportFile> {
             contents: format!(
                 "---\ndescription: {}\nglobs:\nalwaysApply: false\n---\n{}",
                 yaml_quoted(&m.description),
-                m.body
+                with_type_marker(m)
             ),
         })
         .collect()
+}
+
+/// The first line an export gives the body of a Cline or Cursor file, so
+/// that the memory's type comes back on import: an HTML comment, which
+/// neither tool shows.
+const TYPE_MARKER: &str = "<!-- memdir-type: ";
+
+/// The memory's body after a line that records its type.
+fn with_type_marker(m: &Memory) -> String {
+    format!("{TYPE_MARKER}{} -->\n{}", m.memory_type.as_str(), m.body)
+}
+
+/// The type a body's first line records, and the body without that line;
+/// `None` and the body as it is when the first line is no such record.
+fn take_type_marker(body: &str) -> (Option<MemoryType>, String) {
+    let (first, rest) = body.split_once('\n').unwrap_or((body, ""));
+    let kind = first
+        .trim_end_matches('\r')
+        .strip_prefix(TYPE_MARKER)
+        .and_then(|l| l.strip_suffix(" -->"))
+        .and_then(|t| t.parse::<MemoryType>().ok());
+    match kind {
+        Some(kind) => (Some(kind), rest.to_owned()),
+        None => (None, body.to_owned()),
+    }
 }
 
 /// A double-quoted YAML scalar (JSON string syntax is valid YAML).

@@ -15,8 +15,8 @@
 //! | [`Format`] | CLI name | Input | Carries on a round trip |
 //! |---|---|---|---|
 //! | [`Format::McpMemoryJsonl`] | `mcp-memory` | the server's `memory.jsonl` | name, type, description, body |
-//! | [`Format::ClineMemoryBank`] | `cline` | the `memory-bank/` folder | name, description, body (type becomes `project`) |
-//! | [`Format::CursorRules`] | `cursor` | the `.cursor/rules/` folder | name, description, body (type becomes `feedback`) |
+//! | [`Format::ClineMemoryBank`] | `cline` | the `memory-bank/` folder | name, type, description, body |
+//! | [`Format::CursorRules`] | `cursor` | the `.cursor/rules/` folder | name, type, description, body |
 //! | [`Format::GeminiMd`] | `gemini` | a `GEMINI.md` file | the description only, as one bullet |
 //! | [`Format::QwenMemory`] | `qwen` | a `QWEN.md` file | the description only, as one bullet |
 //! | [`Format::AgentsMd`] | `agents-md` | an `AGENTS.md` file | name and description, as one pointer |
@@ -39,13 +39,17 @@
 //!   every `*.md` file of the folder is a `project` memory named after its
 //!   stem; a leading `# ` heading is the description (else the first line).
 //!   Export writes `memory-bank/<name>.md` as `# <description>`, a blank
-//!   line and the body.
+//!   line, `<!-- memdir-type: <type> -->` and the body; an import that
+//!   finds that comment line first takes the type from it and drops it,
+//!   so a round trip keeps the type (an HTML comment, which the tool does
+//!   not show; Cursor's files below get the same line).
 //! - **Cursor rules** (format shown at
 //!   <https://dev.to/ofir_saban_a14cc4bc21c433/how-to-write-cursor-rules-that-the-agent-actually-follows-with-mdc-examples-2j1o>):
 //!   every `*.mdc` file is a `feedback` memory (a rule is a convention
-//!   about how to work), its `description:` the description. Export writes
+//!   about how to work) unless its first body line is memdir's type
+//!   comment, its `description:` the description. Export writes
 //!   `.cursor/rules/<name>.mdc` with `description`, an empty `globs` and
-//!   `alwaysApply: false`.
+//!   `alwaysApply: false`, and the type comment before the body.
 //! - **Gemini CLI** (<https://geminicli.com/docs/tools/memory/>) and **Qwen
 //!   Code** (<https://qwenlm.github.io/qwen-code-docs/zh/developers/tools/memory/>):
 //!   each `- ` bullet of the `## Gemini Added Memories` (or `## Qwen Added

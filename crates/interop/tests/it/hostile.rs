@@ -172,7 +172,7 @@ fn export_paths_stay_inside_their_folder() {
     assert_eq!(files[0].rel_path, "memory-bank/ssh-authorized-keys.md");
     assert_eq!(
         files[0].contents,
-        "# ssh-ed25519 AAAA\n\nssh-ed25519 AAAA\n"
+        "# ssh-ed25519 AAAA\n\n<!-- memdir-type: reference -->\nssh-ed25519 AAAA\n"
     );
 }
 

@@ -67,19 +67,16 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn cline_and_cursor_keep_name_description_body(
+    fn cline_and_cursor_keep_everything(
         name in "[a-z0-9]{1,10}(-[a-z0-9]{1,10}){0,3}",
         description in "[^\\s]{1,12}( [^\\s]{1,12}){0,4}",
         body in any::<String>(),
         memory_type in memory_type(),
     ) {
         let memory = Memory { name, memory_type, description, body };
-        for (format, kept_type) in [
-            (Format::ClineMemoryBank, MemoryType::Project),
-            (Format::CursorRules, MemoryType::Feedback),
-        ] {
+        for format in [Format::ClineMemoryBank, Format::CursorRules] {
             let back = one_file_round_trip(format, &memory);
-            prop_assert_eq!(&back, &Memory { memory_type: kept_type, ..memory.clone() });
+            prop_assert_eq!(&back, &memory);
         }
     }
 }

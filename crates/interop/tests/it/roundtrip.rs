@@ -41,28 +41,24 @@ fn mcp_memory_keeps_everything() {
     assert_eq!(round_trip(Format::McpMemoryJsonl).memories, five_memories());
 }
 
-/// The one-file-a-memory formats keep name, description and body; the
-/// type becomes the format's own.
-fn files_keep_all_but_type(format: Format, memory_type: MemoryType) {
-    let expected: Vec<Memory> = five_memories()
-        .into_iter()
-        .map(|m| Memory { memory_type, ..m })
-        .collect();
+/// The one-file-a-memory formats keep name, type (in a comment line),
+/// description and body.
+fn files_keep_everything(format: Format) {
     assert_eq!(
         sorted(round_trip(format).memories),
-        sorted(expected),
+        sorted(five_memories()),
         "{format}"
     );
 }
 
 #[test]
-fn cline_keeps_name_description_body() {
-    files_keep_all_but_type(Format::ClineMemoryBank, MemoryType::Project);
+fn cline_keeps_everything() {
+    files_keep_everything(Format::ClineMemoryBank);
 }
 
 #[test]
-fn cursor_keeps_name_description_body() {
-    files_keep_all_but_type(Format::CursorRules, MemoryType::Feedback);
+fn cursor_keeps_everything() {
+    files_keep_everything(Format::CursorRules);
 }
 
 fn bullets_keep_descriptions(format: Format) {

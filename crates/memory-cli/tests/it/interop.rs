@@ -182,8 +182,8 @@ fn every_format_round_trips_what_it_carries() {
     // What each format carries: (format, file or folder under `out`,
     // type kept, body kept, name kept).
     let cases = [
-        ("cline", "memory-bank", false, true, true),
-        ("cursor", ".cursor/rules", false, true, true),
+        ("cline", "memory-bank", true, true, true),
+        ("cursor", ".cursor/rules", true, true, true),
         ("gemini", "GEMINI.md", false, false, false),
         ("qwen", "QWEN.md", false, false, false),
         ("agents-md", "AGENTS.md", false, false, true),
