@@ -22,29 +22,14 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use memdir_testkit::corpus::{widget_memory_bodies, widget_project};
 
 const QUERY: &str = "widget builder legacy authorizer";
 
-/// Writes `files` source files under `root/project`, 20 per folder.
+/// The generated project under `root/project`.
 fn project(root: &Path, files: usize) -> PathBuf {
     let project = root.join("project");
-    for i in 0..files {
-        let dir = project.join(format!("src/m{}/s{}", i / 400, (i / 20) % 20));
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        let mut text = String::new();
-        let _ = writeln!(text, "//! Module {i}.");
-        let _ = writeln!(text, "pub struct Widget{i} {{ pub size: usize }}");
-        let _ = writeln!(text, "pub fn build_widget_{i}(size: usize) -> Widget{i} {{");
-        let _ = writeln!(text, "    Widget{i} {{ size }}\n}}");
-        for _ in 0..4 {
-            text.push_str("// Some prose that fills the file to a few hundred bytes.\n");
-        }
-        if i == files / 2 {
-            text.push_str("// accepts --legacy-auth\n");
-        }
-        std::fs::write(dir.join(format!("w{i}.rs")), text).expect("write");
-    }
-    std::fs::write(project.join(".gitignore"), "target/\n").expect("write");
+    widget_project(&project, files);
     project
 }
 
@@ -52,30 +37,7 @@ fn project(root: &Path, files: usize) -> PathBuf {
 fn memories(root: &Path, files: usize) -> PathBuf {
     let memory = root.join("memory");
     std::fs::create_dir_all(&memory).expect("mkdir");
-    let path = |i: usize| format!("src/m{}/s{}/w{i}.rs", i / 400, (i / 20) % 20);
-    let last = files - 1;
-    let bodies = [
-        format!(
-            "`{}` defines `Widget3` and `build_widget_3`; pass `--legacy-auth`.",
-            path(3)
-        ),
-        format!(
-            "`{}` has `build_widget_{last}`; `Widget{last}` is big.",
-            path(last)
-        ),
-        format!(
-            "See `{}` and `Widget7`, `build_widget_8`, `{}`.",
-            path(7),
-            path(8)
-        ),
-        "The old `src/legacy/auth.rs` had `LegacyAuthorizer`.".to_owned(),
-        format!(
-            "`Widget{}` in `{}`; `build_widget_{}`.",
-            files / 2,
-            path(files / 2),
-            files / 3
-        ),
-    ];
+    let bodies = widget_memory_bodies(files);
     let mut index = String::new();
     for (i, body) in bodies.iter().enumerate() {
         let name = format!("widget-builder-{i}");

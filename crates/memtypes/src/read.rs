@@ -68,7 +68,13 @@ impl ReadError {
 /// # Ok(()) }
 /// ```
 pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let file = open_nonblocking(path).map_err(|source| {
+    read_regular_from(open_regular(path)?, path, limit)
+}
+
+/// `path` opened without blocking; an error that says what it is when it
+/// cannot be opened because it is no file.
+fn open_regular(path: &Path) -> Result<File, ReadError> {
+    open_nonblocking(path).map_err(|source| {
         // A socket cannot be opened at all (ENXIO); say what it is.
         match std::fs::metadata(path).ok().as_ref().and_then(not_a_file) {
             Some(kind) => ReadError::NotAFile {
@@ -80,29 +86,14 @@ pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> 
                 source,
             },
         }
-    })?;
-    read_regular_from(file, path, limit)
+    })
 }
 
 /// Reads a file the caller opened (for example relative to a folder
 /// handle, without blocking): checks that it is a regular file and reads
 /// at most `limit` bytes. `path` is only used in errors.
 pub fn read_regular_from(file: File, path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let io = |source| ReadError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let meta = file.metadata().map_err(io)?;
-    if let Some(kind) = not_a_file(&meta) {
-        return Err(ReadError::NotAFile {
-            path: path.to_owned(),
-            kind,
-        });
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(limit)).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
+    let bytes = read_at_most(file, path, limit.saturating_add(1))?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge {
             path: path.to_owned(),
@@ -126,11 +117,15 @@ pub fn read_regular_from(file: File, path: &Path, limit: u64) -> Result<Vec<u8>,
 /// # Ok(()) }
 /// ```
 pub fn read_regular_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    read_at_most(open_regular(path)?, path, limit)
+}
+
+/// At most `n` bytes of `file`, once its type shows it is a regular file.
+fn read_at_most(file: File, path: &Path, n: u64) -> Result<Vec<u8>, ReadError> {
     let io = |source| ReadError::Io {
         path: path.to_owned(),
         source,
     };
-    let file = open_nonblocking(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if let Some(kind) = not_a_file(&meta) {
         return Err(ReadError::NotAFile {
@@ -138,8 +133,8 @@ pub fn read_regular_prefix(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError
             kind,
         });
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(limit)).unwrap_or(0));
-    file.take(limit).read_to_end(&mut bytes).map_err(io)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(n)).unwrap_or(0));
+    file.take(n).read_to_end(&mut bytes).map_err(io)?;
     Ok(bytes)
 }
 

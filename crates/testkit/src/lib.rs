@@ -17,6 +17,8 @@
 //! - [`Folders`] is a temporary home and project folder under one canonical
 //!   root, [`write_file`] writes a file with its folders, and [`fixture`]
 //!   names a golden input under the workspace's `fixtures/`.
+//! - [`corpus`] generates the project and memories the citation benches
+//!   measure.
 //! - [`PgDatabase`] is a fresh PostgreSQL database for one test on the
 //!   server that `MEMDIR_TEST_POSTGRES_URL` names, dropped afterwards;
 //!   without the variable the test is skipped, said on stderr (or fails,
@@ -53,6 +55,7 @@
 
 pub mod anthropic;
 mod child;
+pub mod corpus;
 pub mod files_api;
 mod postgres;
 mod proxy;

@@ -22,17 +22,10 @@ fn eager() -> CachePolicy {
     }
 }
 
+/// The checks' project, with one more file that cites nothing.
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path();
-    fs::create_dir_all(root.join("src/billing")).expect("mkdir");
-    fs::write(
-        root.join("src/billing/retries.rs"),
-        "pub struct RetryPolicy;\n",
-    )
-    .expect("write");
-    fs::write(root.join("src/main.rs"), "// accepts --legacy-auth\n").expect("write");
-    fs::write(root.join("src/other.rs"), "fn other() {}\n").expect("write");
+    let dir = crate::check::project();
+    fs::write(dir.path().join("src/other.rs"), "fn other() {}\n").expect("write");
     dir
 }
 

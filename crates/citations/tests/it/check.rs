@@ -8,7 +8,9 @@ use memdir_citations::{Broken, Checked, Checker, Verdict, extract_citations, not
 
 const LONG: Duration = Duration::from_secs(30);
 
-fn project() -> tempfile::TempDir {
+/// A small project: a billing module, a main with a flag, an ignored
+/// build folder.
+pub(crate) fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     fs::create_dir_all(root.join("src/billing")).expect("mkdir");

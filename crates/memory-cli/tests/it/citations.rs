@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use memdir_testkit::copy_tree;
 use serde_json::{Value, json};
 
-use crate::{memdir_in, memdir_with_stdin, root, stdout};
+use crate::{memdir_with_stdin, root, stdout};
 
 /// The fixture project and memory folder, copied; a file that only a
 /// `.gitignore` rule covers holds an identifier one memory cites.
@@ -28,6 +28,11 @@ fn fixture() -> tempfile::TempDir {
 }
 
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    run_on(dir, &[("MEMDIR_CITATIONS_BUDGET_MS", "60000")], args, None)
+}
+
+/// `memdir` on the fixture's project and memory folder, with `vars`.
+fn run_on(dir: &Path, vars: &[(&str, &str)], args: &[&str], stdin: Option<&str>) -> Output {
     let project = dir.join("project");
     let memory = dir.join("memory");
     let mut all = vec![
@@ -37,7 +42,7 @@ fn run(dir: &Path, args: &[&str]) -> std::process::Output {
         memory.to_str().unwrap(),
     ];
     all.extend_from_slice(args);
-    memdir_in(dir, &[("MEMDIR_CITATIONS_BUDGET_MS", "60000")], all)
+    memdir_with_stdin(dir, vars, all, stdin)
 }
 
 #[test]
@@ -144,18 +149,9 @@ fn verify_refuses_a_file_outside_the_memory_folder() {
 fn run_at_home(dir: &Path, vars: &[(&str, &str)], args: &[&str], stdin: Option<&str>) -> Output {
     let home = dir.join("home");
     std::fs::create_dir_all(home.join(".claude")).unwrap();
-    let project = dir.join("project");
-    let memory = dir.join("memory");
-    let mut all = vec![
-        "--project",
-        project.to_str().unwrap(),
-        "--memory-dir",
-        memory.to_str().unwrap(),
-    ];
-    all.extend_from_slice(args);
     let mut env = vec![("HOME", home.to_str().unwrap())];
     env.extend_from_slice(vars);
-    memdir_with_stdin(dir, &env, all, stdin)
+    run_on(dir, &env, args, stdin)
 }
 
 /// The one citation cache file under the test's home, if written.
@@ -168,6 +164,16 @@ fn cache_file(dir: &Path) -> Option<PathBuf> {
         .collect();
     assert!(files.len() <= 1, "{files:?}");
     files.into_iter().next()
+}
+
+fn session_start_input(dir: &Path) -> String {
+    json!({
+        "session_id": "s-citations",
+        "cwd": dir.join("project"),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    })
+    .to_string()
 }
 
 fn prompt_input(dir: &Path, prompt: &str) -> String {
@@ -259,13 +265,7 @@ fn refreshed(cache: &Path) -> bool {
 fn session_start_refreshes_the_cache_in_the_background() {
     let dir = fixture();
     assert!(cache_file(dir.path()).is_none());
-    let input = json!({
-        "session_id": "s-citations",
-        "cwd": dir.path().join("project"),
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-    })
-    .to_string();
+    let input = session_start_input(dir.path());
     let start = Instant::now();
     let out = run_at_home(dir.path(), &[], &["hook", "session-start"], Some(&input));
     assert!(out.status.success(), "{out:?}");
@@ -540,38 +540,16 @@ fn refreshes_killed_at_any_moment_leave_a_usable_cache() {
 fn no_cache_is_kept_without_a_base_folder() {
     let dir = fixture();
     let home = dir.path().join("no-home");
-    let input = json!({
-        "session_id": "s-citations",
-        "cwd": dir.path().join("project"),
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-    })
-    .to_string();
-    let project = dir.path().join("project");
-    let memory = dir.path().join("memory");
-    let args = |extra: &[&'static str]| {
-        let mut all: Vec<String> = vec![
-            "--project".into(),
-            project.display().to_string(),
-            "--memory-dir".into(),
-            memory.display().to_string(),
-        ];
-        all.extend(extra.iter().map(|s| (*s).to_owned()));
-        all
-    };
+    let input = session_start_input(dir.path());
     let vars = [("HOME", home.to_str().unwrap())];
-    let out = memdir_in(
+    let out = run_on(
         dir.path(),
         &vars,
-        args(&["recall", "billing retry deploy auth"]),
+        &["recall", "billing retry deploy auth"],
+        None,
     );
     assert!(out.status.success(), "{out:?}");
-    let out = memdir_with_stdin(
-        dir.path(),
-        &vars,
-        args(&["hook", "session-start"]),
-        Some(&input),
-    );
+    let out = run_on(dir.path(), &vars, &["hook", "session-start"], Some(&input));
     assert!(out.status.success(), "{out:?}");
     std::thread::sleep(Duration::from_millis(500));
     assert!(!home.exists(), "a folder was created for the cache");

@@ -55,18 +55,23 @@ fn get(h: &Harness, cookie: Option<&str>, path: &str) -> Page {
     page(req.call().unwrap())
 }
 
-/// Signs in with `token`; the cookie to send back.
-fn sign_in(h: &Harness, token: &str) -> String {
+/// The sign-in form posted with `token`.
+fn post_login(h: &Harness, token: &str) -> Page {
     let form = form_urlencoded::Serializer::new(String::new())
         .append_pair("token", token)
         .finish();
-    let p = page(
+    page(
         agent()
             .post(h.url("/ui/login"))
             .header("Content-Type", "application/x-www-form-urlencoded")
             .send(form)
             .unwrap(),
-    );
+    )
+}
+
+/// Signs in with `token`; the cookie to send back.
+fn sign_in(h: &Harness, token: &str) -> String {
+    let p = post_login(h, token);
     assert_eq!(p.status, 303, "{}", p.body);
     assert_eq!(p.header("location"), Some("/ui/"));
     let cookie = p.header("set-cookie").unwrap().to_owned();
@@ -107,16 +112,7 @@ fn sign_in_sets_a_strict_cookie_and_a_bad_token_is_refused() {
     assert!(home.body.contains("name=\"repo\""));
 
     for bad in ["", "not-a-token", "a;b", &format!("{token}x")] {
-        let form = form_urlencoded::Serializer::new(String::new())
-            .append_pair("token", bad)
-            .finish();
-        let p = page(
-            agent()
-                .post(h.url("/ui/login"))
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .send(form)
-                .unwrap(),
-        );
+        let p = post_login(&h, bad);
         assert_eq!(p.status, 401, "{bad:?}");
         assert!(p.header("set-cookie").is_none(), "{bad:?}");
     }
