@@ -91,6 +91,37 @@ fn files_with_ext(
     Ok(found)
 }
 
+/// Imports a memory folder of one file a memory with frontmatter and a
+/// `MEMORY.md` index — Qwen Code's auto-memory
+/// (`~/.qwen/projects/<project>/memory/`, and its `pinned/` folder) has
+/// memdir's own layout: each memory's `name`, `description` and `type`
+/// from its frontmatter (read as tolerantly as memdir reads its own), a
+/// memory without a valid type taken as `project`.
+pub(crate) fn import_memory_folder(folder: &Path) -> Result<Imported, InteropError> {
+    let mut collector = Collector::default();
+    let mut files = files_with_ext(folder, "md", &mut collector)?;
+    let pinned = folder.join("pinned");
+    if fs::symlink_metadata(&pinned).is_ok_and(|m| m.is_dir()) {
+        files.extend(files_with_ext(&pinned, "md", &mut collector)?);
+    }
+    for (stem, file) in files {
+        if stem == "MEMORY" {
+            continue;
+        }
+        let at = file.display().to_string();
+        if collector.is_full() {
+            collector.skip_full(at);
+            continue;
+        }
+        let parsed = parse_memory_str(&read_text(&file)?);
+        let name = parsed.header.name.clone().unwrap_or_else(|| stem.clone());
+        let kind = parsed.header.memory_type.unwrap_or(MemoryType::Project);
+        let description = parsed.header.description.clone().unwrap_or_default();
+        collector.add(at, &name, kind, &description, parsed.body);
+    }
+    Ok(collector.finish())
+}
+
 /// Imports every `.md` file of a Cline Memory Bank as a `project` memory.
 pub(crate) fn import_cline(path: &Path) -> Result<Imported, InteropError> {
     let folder = folder_of(path, "memory-bank")?;

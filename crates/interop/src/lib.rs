@@ -18,7 +18,7 @@
 //! | [`Format::ClineMemoryBank`] | `cline` | the `memory-bank/` folder | name, type, description, body |
 //! | [`Format::CursorRules`] | `cursor` | the `.cursor/rules/` folder | name, type, description, body |
 //! | [`Format::GeminiMd`] | `gemini` | a `GEMINI.md` file | the description only, as one bullet |
-//! | [`Format::QwenMemory`] | `qwen` | a `QWEN.md` file | the description only, as one bullet |
+//! | [`Format::QwenMemory`] | `qwen` | a `QWEN.md` file, or the auto-memory folder | the description only, as one bullet (export writes `QWEN.md`) |
 //! | [`Format::AgentsMd`] | `agents-md` | an `AGENTS.md` file | name and description, as one pointer |
 //! | [`Format::ClaudeMd`] | `claude-md` | a `CLAUDE.md` file | name and description, as one pointer |
 //!
@@ -58,8 +58,12 @@
 //!   it), one bullet a description; all other text stays byte for byte.
 //!   Every bullet the section already has is kept (they are the tool's
 //!   own memories); a memory whose description is already a bullet there
-//!   is not added twice. Qwen Code's newer auto-memory folder (`~/.qwen/projects/<project>/memory/`)
-//!   is not read here.
+//!   is not added twice. Qwen Code's auto-memory folder (`~/.qwen/projects/<project>/memory/`,
+//!   per <https://qwenlm.github.io/qwen-code-docs/en/users/features/memory/>)
+//!   has memdir's own layout: one markdown file a memory with `name`,
+//!   `description` and `type` in its frontmatter, a `MEMORY.md` index and
+//!   a `pinned/` folder; given that folder, `qwen` imports each memory
+//!   with its type (one without a valid type as `project`).
 //! - **AGENTS.md and CLAUDE.md**: export writes a block of pointers,
 //!   `- name — description`, between `<!-- memdir:begin -->` and
 //!   `<!-- memdir:end -->`, replacing only that block. Import reads those
@@ -212,6 +216,11 @@ pub fn import(format: Format, path: &Path) -> Result<Imported, InteropError> {
         Format::McpMemoryJsonl => mcp::import(path),
         Format::ClineMemoryBank => files::import_cline(path),
         Format::CursorRules => files::import_cursor(path),
+        // Qwen Code keeps its own memories in a folder of memdir's layout,
+        // and what `save_memory` saved in a section of QWEN.md.
+        Format::QwenMemory if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) => {
+            files::import_memory_folder(path)
+        }
         Format::GeminiMd | Format::QwenMemory => section::import(format, path),
         Format::AgentsMd | Format::ClaudeMd => pointers::import(path),
     }

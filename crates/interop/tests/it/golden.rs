@@ -42,6 +42,14 @@ fn qwen() {
     insta::assert_snapshot!(golden(Format::QwenMemory));
 }
 
+/// Qwen Code's auto-memory folder, memdir's own layout.
+#[test]
+fn qwen_memory_folder() {
+    let root = fixture(Format::QwenMemory).join("memory");
+    let imported = import(Format::QwenMemory, &root).unwrap();
+    insta::assert_snapshot!(render(&imported, &root));
+}
+
 #[test]
 fn agents_md() {
     insta::assert_snapshot!(golden(Format::AgentsMd));

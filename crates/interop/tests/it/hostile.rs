@@ -93,7 +93,7 @@ fn a_fifo_inside_a_memory_bank_is_skipped_without_waiting() {
 #[test]
 fn a_folder_where_a_file_belongs_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let err = import(Format::QwenMemory, dir.path()).unwrap_err();
+    let err = import(Format::GeminiMd, dir.path()).unwrap_err();
     assert!(err.to_string().contains("folder"), "{err}");
 }
 
