@@ -25,9 +25,10 @@ use crate::output::{print, print_json};
     repository, so they behave as one server. The password is never printed.\n\
     Clients set MEMDIR_TEAM_URL to the server and MEMDIR_TEAM_TOKEN to a token.\n\n\
     A read-only web view for the team's members is at http://ADDRESS/ui/: sign in with\n\
-    a token (kept in an HttpOnly, SameSite=Strict session cookie), open a repository\n\
-    (owner/name) to see its memories by type, search them, and read one. Memory text\n\
-    is shown as text: no script in it runs and nothing it names is loaded.")]
+    a token (kept in an HttpOnly, SameSite=Strict session cookie; add --secure-cookie\n\
+    behind TLS), open a repository (owner/name) to see its memories by type, search\n\
+    them, and read one. Memory text is shown as text: no script in it runs and nothing\n\
+    it names is loaded.")]
 pub(crate) struct ServeArgs {
     /// The database: a SQLite file (created when missing), or a PostgreSQL
     /// URL starting with postgres:// or postgresql:// (the database must
@@ -47,6 +48,11 @@ pub(crate) struct ServeArgs {
     /// The most entries one repository may hold.
     #[arg(long, value_name = "N", default_value_t = 2_000)]
     max_entries: usize,
+    /// Mark the web view's session cookie Secure: for a server that members
+    /// reach over HTTPS (a TLS proxy in front of it), so that no browser
+    /// sends the token over plain HTTP.
+    #[arg(long)]
+    secure_cookie: bool,
 }
 
 #[derive(Serialize)]
@@ -109,6 +115,7 @@ pub(crate) fn run(args: &ServeArgs, global: &GlobalArgs) -> anyhow::Result<Outco
     }
     let mut config = Config::default();
     config.max_entries = args.max_entries;
+    config.secure_cookies = args.secure_cookie;
     let server = Server::bind(args.bind, store, config)?;
     let addr = server.local_addr();
     if !addr.ip().is_loopback() {

@@ -161,7 +161,20 @@ impl Project {
             };
             match self.save_memory(scope, &new) {
                 Ok(_) => {}
-                Err(OpsError::AlreadyExists { .. }) => return ImportOutcome::NameTaken(file),
+                // Another writer (another import of the same input) made
+                // the file since the folder was read: the same memory, or
+                // a different one under this name.
+                Err(OpsError::AlreadyExists { folder, .. }) => {
+                    let same = read_memory(&folder.join(&file)).is_some_and(|there| {
+                        same_text(&there.body, &memory.body)
+                            && there.description.trim() == memory.description.trim()
+                    });
+                    return if same {
+                        ImportOutcome::AlreadyPresent(file)
+                    } else {
+                        ImportOutcome::NameTaken(file)
+                    };
+                }
                 Err(e) => return ImportOutcome::Refused(e.to_string()),
             }
         }
@@ -265,29 +278,34 @@ fn read_memories(folder: &Path, scope: Scope) -> Result<BTreeMap<String, Stored>
     };
     let mut out = BTreeMap::new();
     for header in scan.memories {
-        let Ok(bytes) =
-            memdir_memtypes::read_regular_file(header.file_path.as_std_path(), MAX_MEMORY_BYTES)
-        else {
+        let Some((memory, superseded)) = read_stored(header.file_path.as_std_path()) else {
             continue;
         };
-        let parsed = parse_memory(&bytes);
-        let stem = header
-            .filename
-            .rsplit('/')
-            .next()
-            .unwrap_or(&header.filename)
-            .trim_end_matches(".md")
-            .to_owned();
-        let memory = Memory {
-            name: parsed.header.name.clone().unwrap_or(stem),
-            memory_type: parsed.header.memory_type.unwrap_or(MemoryType::Project),
-            description: parsed.header.description.clone().unwrap_or_default(),
-            body: parsed.body.clone(),
-        };
-        let superseded = parsed.superseded_by.is_some();
         out.insert(header.filename.clone(), Stored { memory, superseded });
     }
     Ok(out)
+}
+
+/// One memory file as the interop crate sees it, if it can be read.
+fn read_memory(path: &Path) -> Option<Memory> {
+    read_stored(path).map(|(memory, _)| memory)
+}
+
+/// One memory file, and whether another memory superseded it.
+fn read_stored(path: &Path) -> Option<(Memory, bool)> {
+    let bytes = memdir_memtypes::read_regular_file(path, MAX_MEMORY_BYTES).ok()?;
+    let parsed = parse_memory(&bytes);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let memory = Memory {
+        name: parsed.header.name.clone().unwrap_or(stem),
+        memory_type: parsed.header.memory_type.unwrap_or(MemoryType::Project),
+        description: parsed.header.description.clone().unwrap_or_default(),
+        body: parsed.body.clone(),
+    };
+    Some((memory, parsed.superseded_by.is_some()))
 }
 
 /// The memories an export sends: every memory but the superseded, each

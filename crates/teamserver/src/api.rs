@@ -35,7 +35,9 @@ pub(crate) fn handle(store: &dyn Store, config: &Config, req: &Request) -> (Resp
     let response = match path {
         HEALTH_PATH => health(store, req),
         TEAM_MEMORY_PATH => team_memory(store, config, req, query, &mut handled),
-        p if p == crate::web::UI_PREFIX || p.starts_with("/ui/") => crate::web::handle(store, req),
+        p if p == crate::web::UI_PREFIX || p.starts_with("/ui/") => {
+            crate::web::handle(store, config, req)
+        }
         _ => error(404, ErrorCode::NotFound, "no such endpoint"),
     };
     (response, handled)

@@ -42,6 +42,10 @@ pub struct Config {
     /// the target [`REQUEST_LOG_TARGET`], whose message is the line. Where
     /// it goes is the application's choice of logger.
     pub log_requests: bool,
+    /// Whether the web view's session cookie is `Secure` (off): set it
+    /// when members reach the server over HTTPS (a TLS proxy in front of
+    /// it), so that browsers never send the token over plain HTTP.
+    pub secure_cookies: bool,
 }
 
 impl Default for Config {
@@ -56,6 +60,7 @@ impl Default for Config {
             request_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(5),
             log_requests: true,
+            secure_cookies: false,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! A read-only web view of a team's memories, for its members: the same
 //! bearer tokens as the API, entered once in a login form and kept in a
-//! session cookie (`HttpOnly`, `SameSite=Strict`, path `/ui`).
+//! session cookie (`HttpOnly`, `SameSite=Strict`, path `/ui`; `Secure`
+//! with [`Config::secure_cookies`]).
 //!
 //! - `GET /ui/login`, `POST /ui/login` (form field `token`), `POST /ui/logout`;
 //! - `GET /ui/` — a form asking for a repository;
@@ -30,6 +31,7 @@ use memdir_relevance::LocalRanker;
 use memdir_scan::MemoryHeader;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
+use crate::config::Config;
 use crate::http::{Request, Response};
 use crate::store::{RepoState, Store};
 
@@ -52,7 +54,7 @@ ul.memories li{margin:.4rem 0}pre{background:#f4f4f4;padding:.5rem;overflow:auto
 form.inline{display:inline}";
 
 /// Answers a request under [`UI_PREFIX`].
-pub(crate) fn handle(store: &dyn Store, req: &Request) -> Response {
+pub(crate) fn handle(store: &dyn Store, config: &Config, req: &Request) -> Response {
     let (path, query) = req.target.split_once('?').unwrap_or((&req.target, ""));
     let params: BTreeMap<String, String> = form_urlencoded::parse(query.as_bytes())
         .into_owned()
@@ -67,8 +69,8 @@ pub(crate) fn handle(store: &dyn Store, req: &Request) -> Response {
             body: STYLE.as_bytes().to_vec(),
         },
         ("GET", "/ui/login") => page(200, "Sign in", &login_form(None)),
-        ("POST", "/ui/login") => login(store, req),
-        ("POST", "/ui/logout") => logout(),
+        ("POST", "/ui/login") => login(store, req, config.secure_cookies),
+        ("POST", "/ui/logout") => logout(config.secure_cookies),
         ("GET", "/ui" | "/ui/") => {
             signed_in(store, req, |_| page(200, "Team memory", &repo_form("")))
         }
@@ -115,7 +117,7 @@ fn signed_in(store: &dyn Store, req: &Request, render: impl FnOnce(&str) -> Resp
     render(&org)
 }
 
-fn login(store: &dyn Store, req: &Request) -> Response {
+fn login(store: &dyn Store, req: &Request, secure: bool) -> Response {
     let token = form_urlencoded::parse(&req.body)
         .find(|(k, _)| k == "token")
         .map(|(_, v)| v.trim().to_owned())
@@ -137,18 +139,28 @@ fn login(store: &dyn Store, req: &Request) -> Response {
     let mut response = redirect("/ui/");
     response.headers.push((
         "Set-Cookie",
-        format!("{COOKIE}={token}; Path={UI_PREFIX}; HttpOnly; SameSite=Strict"),
+        format!(
+            "{COOKIE}={token}; Path={UI_PREFIX}; HttpOnly; SameSite=Strict{}",
+            secure_attribute(secure)
+        ),
     ));
     response
 }
 
-fn logout() -> Response {
+fn logout(secure: bool) -> Response {
     let mut response = redirect("/ui/login");
     response.headers.push((
         "Set-Cookie",
-        format!("{COOKIE}=; Path={UI_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0"),
+        format!(
+            "{COOKIE}=; Path={UI_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0{}",
+            secure_attribute(secure)
+        ),
     ));
     response
+}
+
+fn secure_attribute(secure: bool) -> &'static str {
+    if secure { "; Secure" } else { "" }
 }
 
 fn repo_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) -> Response {

@@ -404,3 +404,55 @@ fn help_teaches_with_examples() {
     assert!(stdout(&export).contains("memdir export agents-md --dry-run"));
     assert!(stdout(&export).contains("qwen"));
 }
+
+/// Eight imports of one input at once into one folder: each memory is
+/// written once, with one index line, and every import ends in success
+/// (what another import wrote first is "already here").
+#[test]
+fn a_crowd_of_imports_writes_each_memory_once() {
+    let w = World::new();
+    w.seed();
+    let out = w.run(
+        "memory",
+        &["export", "mcp-memory", w.path("out").to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let file = w.path("out/memory.jsonl");
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    w.run(
+                        "empty",
+                        &["import", "mcp-memory", file.to_str().unwrap(), "--json"],
+                    )
+                })
+            })
+            .collect();
+        let mut written = 0;
+        for run in runs {
+            let out = run.join().unwrap();
+            assert!(out.status.success(), "{out:?}");
+            let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+            for m in json["memories"].as_array().unwrap() {
+                match m["outcome"].as_str().unwrap() {
+                    "written" => written += 1,
+                    "alreadyPresent" => {}
+                    other => panic!("{other}: {m}"),
+                }
+            }
+        }
+        assert_eq!(written, 5);
+    });
+    assert_eq!(memories(&w.path("empty")), memories(&w.path("memory")));
+    let index = std::fs::read_to_string(w.path("empty/MEMORY.md")).unwrap();
+    for name in memories(&w.path("memory")).keys() {
+        assert_eq!(
+            index.matches(&format!("({name})")).count(),
+            1,
+            "{name}: {index}"
+        );
+    }
+    let check = w.run("empty", &["index", "check"]);
+    assert!(check.status.success(), "{check:?}");
+}

@@ -281,3 +281,26 @@ fn each_memory_shows_the_version_that_last_changed_it() {
         list.body
     );
 }
+
+#[test]
+fn behind_tls_the_cookie_is_secure() {
+    let mut config = quiet();
+    config.secure_cookies = true;
+    let h = start(config);
+    let token = h.token("acme");
+    let p = post_login(&h, &token);
+    assert_eq!(p.status, 303);
+    assert!(
+        p.header("set-cookie").unwrap().ends_with("; Secure"),
+        "{:?}",
+        p.header("set-cookie")
+    );
+    let plain = start(quiet());
+    let token = plain.token("acme");
+    assert!(
+        !post_login(&plain, &token)
+            .header("set-cookie")
+            .unwrap()
+            .contains("Secure")
+    );
+}
