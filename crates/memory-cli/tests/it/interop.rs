@@ -60,6 +60,16 @@ impl World {
         assert!(out.status.success(), "{out:?}");
     }
 
+    /// The memories of `memory` exported as `out/memory.jsonl`; its path.
+    fn export_mcp(&self) -> PathBuf {
+        let out = self.run(
+            "memory",
+            &["export", "mcp-memory", self.path("out").to_str().unwrap()],
+        );
+        assert!(out.status.success(), "{out:?}");
+        self.path("out/memory.jsonl")
+    }
+
     /// The five memories every round trip starts from.
     fn seed(&self) {
         self.add(
@@ -149,12 +159,7 @@ fn body(text: &str) -> String {
 fn mcp_memory_round_trip_reproduces_the_memories() {
     let w = World::new();
     w.seed();
-    let out = w.run(
-        "memory",
-        &["export", "mcp-memory", w.path("out").to_str().unwrap()],
-    );
-    assert!(out.status.success(), "{out:?}");
-    let file = w.path("out/memory.jsonl");
+    let file = w.export_mcp();
     let out = w.run("empty", &["import", "mcp-memory", file.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(memories(&w.path("empty")), memories(&w.path("memory")));
@@ -412,12 +417,7 @@ fn help_teaches_with_examples() {
 fn a_crowd_of_imports_writes_each_memory_once() {
     let w = World::new();
     w.seed();
-    let out = w.run(
-        "memory",
-        &["export", "mcp-memory", w.path("out").to_str().unwrap()],
-    );
-    assert!(out.status.success(), "{out:?}");
-    let file = w.path("out/memory.jsonl");
+    let file = w.export_mcp();
     std::thread::scope(|s| {
         let runs: Vec<_> = (0..8)
             .map(|_| {
@@ -455,4 +455,97 @@ fn a_crowd_of_imports_writes_each_memory_once() {
     }
     let check = w.run("empty", &["index", "check"]);
     assert!(check.status.success(), "{check:?}");
+}
+
+/// Imports killed at staggered moments: the next import completes the
+/// folder, every memory once with one index line, and the index is clean.
+#[cfg(unix)]
+#[test]
+fn imports_killed_midway_are_completed_by_the_next() {
+    use std::process::Stdio;
+
+    let w = World::new();
+    w.seed();
+    let file = w.export_mcp();
+    let project = w.path("project");
+    let empty = w.path("empty");
+    for round in 0..10u64 {
+        let mut child = crate::command(
+            w.dir.path(),
+            &[],
+            [
+                "--project",
+                project.to_str().unwrap(),
+                "--memory-dir",
+                empty.to_str().unwrap(),
+                "import",
+                "mcp-memory",
+                file.to_str().unwrap(),
+            ],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2 * round));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let out = w.run("empty", &["import", "mcp-memory", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let fix = w.run("empty", &["index", "fix"]);
+    assert!(fix.status.success(), "{fix:?}");
+    assert_eq!(memories(&empty), memories(&w.path("memory")));
+    let index = std::fs::read_to_string(empty.join("MEMORY.md")).unwrap();
+    for name in memories(&w.path("memory")).keys() {
+        assert_eq!(
+            index.matches(&format!("({name})")).count(),
+            1,
+            "{name}: {index}"
+        );
+    }
+    let check = w.run("empty", &["index", "check"]);
+    assert!(stdout(&check).contains("no problems found"), "{check:?}");
+}
+
+/// A FIFO or a link where an imported memory's file belongs: the import
+/// neither hangs nor writes through it, and says so for that memory.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_link_in_the_way_of_an_import_is_not_written_through() {
+    let w = World::new();
+    w.seed();
+    let file = w.export_mcp();
+    let empty = w.path("empty");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(empty.join("pnpm.md"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let outside = w.path("outside.md");
+    std::fs::write(&outside, "mine\n").unwrap();
+    std::os::unix::fs::symlink(&outside, empty.join("role.md")).unwrap();
+    let out = w.run(
+        "empty",
+        &["import", "mcp-memory", file.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcome = |name: &str| {
+        json["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap()["outcome"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(outcome("pnpm"), "nameTaken", "{json}");
+    assert_eq!(outcome("role"), "nameTaken", "{json}");
+    assert_eq!(outcome("freeze"), "written", "{json}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine\n");
 }
