@@ -91,8 +91,9 @@ pub struct ExportReport {
     pub memories: usize,
     /// The files, in order.
     pub files: Vec<ExportedFile>,
-    /// Memories left out, and why (an untyped memory goes out as
-    /// `project`, and is named here too).
+    /// Memories left out, and why, and those changed to go out (one
+    /// without a description gets its first line). An untyped memory goes
+    /// out as `project`, without a note.
     pub notes: Vec<String>,
 }
 
