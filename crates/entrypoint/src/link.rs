@@ -102,10 +102,83 @@ pub(crate) enum Resolved {
     Outside,
 }
 
-/// Resolves a (non-external) link target lexically: drops a `#fragment` or
-/// `?query`, then `.` segments, and applies `..` segments.
+/// Resolves a link target as written in an index line: a `#fragment` or
+/// `?query` is dropped, `%XX` escapes are decoded (names holding `%`, `#`
+/// or `?` are written escaped, see [`encode_target`]), then `.` segments
+/// are dropped and `..` segments applied.
+///
+/// A target whose `#…` or `?…` part ends in `.md` is a file name, not a
+/// fragment: index lines written before names were escaped, and by hand,
+/// link a file such as `deploy.md#x.md` so, and no anchor ends in `.md`.
 pub(crate) fn resolve(target: &str) -> Resolved {
-    let path = target.split(['#', '?']).next().unwrap_or_default();
+    let path = match target.find(['#', '?']) {
+        Some(i) if !ends_with_md(&target[i..]) => &target[..i],
+        _ => target,
+    };
+    normalize(&percent_decode(path))
+}
+
+/// Resolves a file name given by a caller (not a link target): nothing is
+/// dropped or decoded, only `.` and `..` segments are applied, so that
+/// `deploy.md#x.md` names that file and never `deploy.md`.
+pub(crate) fn resolve_file(file: &str) -> Resolved {
+    normalize(file)
+}
+
+/// The link target for `file`: `%`, `#` and `?` escaped as `%25`, `%23`
+/// and `%3F`, so that [`resolve`] reads back exactly `file`.
+pub(crate) fn encode_target(file: &str) -> std::borrow::Cow<'_, str> {
+    if !file.contains(['%', '#', '?']) {
+        return std::borrow::Cow::Borrowed(file);
+    }
+    let mut out = String::with_capacity(file.len() + 6);
+    for c in file.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '#' => out.push_str("%23"),
+            '?' => out.push_str("%3F"),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn ends_with_md(s: &str) -> bool {
+    s.len() >= 3 && s.is_char_boundary(s.len() - 3) && s[s.len() - 3..].eq_ignore_ascii_case(".md")
+}
+
+/// Decodes `%XX` escapes; a `%` not followed by two hex digits, or escapes
+/// that do not decode to UTF-8, are kept as written.
+fn percent_decode(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.contains('%') {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(i + 1).and_then(|b| (*b as char).to_digit(16)),
+                bytes.get(i + 2).and_then(|b| (*b as char).to_digit(16)),
+            )
+        {
+            out.push(u8::try_from(hi * 16 + lo).expect("two hex digits fit a byte"));
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    match String::from_utf8(out) {
+        Ok(decoded) => std::borrow::Cow::Owned(decoded),
+        Err(_) => std::borrow::Cow::Borrowed(path),
+    }
+}
+
+/// Applies `.` and `..` segments lexically; an absolute path, a drive, or
+/// a climb above the folder is [`Resolved::Outside`].
+fn normalize(path: &str) -> Resolved {
     if path.starts_with('/') || path.starts_with('\\') || path.get(1..2) == Some(":") {
         return Resolved::Outside;
     }
@@ -162,5 +235,38 @@ mod tests {
         assert_eq!(resolve("C:/x.md"), Resolved::Outside);
         assert!(is_external("https://example.com/a.md"));
         assert!(!is_external("a.md"));
+    }
+
+    #[test]
+    fn names_with_fragment_characters_round_trip() {
+        for file in [
+            "deploy.md#x.md",
+            "a?b.md",
+            "100%.md",
+            "%23.md",
+            "sub#1/a.md",
+            "a%2Fb.md",
+        ] {
+            let target = encode_target(file);
+            assert!(!target.contains(['#', '?']), "{target}");
+            assert_eq!(
+                resolve(&target),
+                Resolved::Inside(file.to_owned()),
+                "{file}"
+            );
+            assert_eq!(resolve_file(file), Resolved::Inside(file.to_owned()));
+        }
+        // Fragments and queries of ordinary links are still dropped.
+        assert_eq!(resolve("a.md#top"), Resolved::Inside("a.md".into()));
+        assert_eq!(resolve("a.md?plain=1"), Resolved::Inside("a.md".into()));
+        // A raw `#…` part ending in `.md` names a file, as older lines did.
+        assert_eq!(
+            resolve("deploy.md#x.md"),
+            Resolved::Inside("deploy.md#x.md".into())
+        );
+        // Decoded traversal is still traversal.
+        assert_eq!(resolve("%2e%2e/x.md"), Resolved::Outside);
+        // Escapes that are not UTF-8 are kept as written.
+        assert_eq!(resolve("a%ff.md"), Resolved::Inside("a%ff.md".into()));
     }
 }

@@ -179,9 +179,10 @@ impl FolderListing {
 
     /// Memory files that the folder's own MEMORY.md should link to: every
     /// `*.md` file except index files, files in a subfolder that has its own
-    /// MEMORY.md (such as `team/`, which is indexed separately), and daily
-    /// logs under `logs/` (folded into the index by distillation, not
-    /// linked one by one).
+    /// MEMORY.md, files under `team/` (the team folder, indexed by its own
+    /// MEMORY.md, which a pull may not have brought yet), and daily logs
+    /// under `logs/` (folded into the index by distillation, not linked one
+    /// by one).
     pub fn memory_files(&self) -> impl Iterator<Item = &str> {
         let index_dirs: Vec<&str> = self
             .files
@@ -192,6 +193,7 @@ impl FolderListing {
             Path::new(f).extension().is_some_and(|e| e == "md")
                 && f.rsplit('/').next().is_none_or(|n| n != ENTRYPOINT_NAME)
                 && !f.starts_with("logs/")
+                && !f.starts_with("team/")
                 && !index_dirs.iter().any(|d| f.starts_with(d))
         })
     }
@@ -411,6 +413,32 @@ mod tests {
         ];
         assert_eq!(kinds("- [A](a.md)\n", &folder), [(None, "unlinked-file")]);
         assert_eq!(kinds("- [A](a.md)\n- [S](sub/s.md)\n", &folder), []);
+    }
+
+    /// The team folder is never the private index's to link, even before
+    /// it has an index of its own.
+    #[test]
+    fn team_files_are_not_private_orphans_without_a_team_index() {
+        let folder = ["MEMORY.md", "a.md", "team/t.md", "team/sub/u.md"];
+        assert_eq!(kinds("- [A](a.md)\n", &folder), []);
+    }
+
+    /// A line whose target holds a raw `#…md` links that file, not the name
+    /// before the `#`: the memory the `#` shadowed is reported unlinked.
+    #[test]
+    fn a_name_with_a_hash_does_not_hide_an_unlinked_memory() {
+        let folder = ["MEMORY.md", "deploy.md", "deploy.md#x.md"];
+        let lints = kinds("- [x](deploy.md#x.md)\n", &folder);
+        assert_eq!(lints, [(None, "unlinked-file")]);
+        let listing = FolderListing::from_paths(folder);
+        assert_eq!(
+            unlinked_files("- [x](deploy.md#x.md)\n", &listing),
+            ["deploy.md"]
+        );
+        assert_eq!(
+            unlinked_files("- [x](deploy.md%23x.md)\n- [d](deploy.md#top)\n", &listing),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! disturbing the others (SPEC R3.4, R3.5).
 
 use crate::EntrypointError;
-use crate::link::{Resolved, find_link, is_external, resolve};
+use crate::MAX_INDEX_LINE_CHARS;
+use crate::link::{Resolved, encode_target, find_link, is_external, resolve, resolve_file};
 
 /// One line of the index: `- [Title](file.md) — one-line hook`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,36 +19,52 @@ pub struct IndexEntry {
 impl IndexEntry {
     /// Renders the entry as one index line, without a line end.
     ///
-    /// Line breaks in the title and hook become spaces, and backslashes and
-    /// brackets in the title are escaped, so the result is always exactly one line with one
-    /// link.
+    /// Line breaks, tabs and other control characters in the title and
+    /// hook become spaces, and backslashes and brackets in the title are
+    /// escaped, so the result is always exactly one line with one link.
+    /// `%`, `#` and `?` in the file name are escaped in the link target,
+    /// so a name such as `deploy.md#x.md` never reads as a link to
+    /// `deploy.md`. The line is kept within [`MAX_INDEX_LINE_CHARS`]
+    /// characters (SPEC R3.4): a longer title or hook is shortened with
+    /// `…` (the memory's file keeps the whole text), so that one entry can
+    /// never push the others past the index's byte cut.
     ///
     /// ```
     /// use memdir_entrypoint::IndexEntry;
     /// let e = IndexEntry { title: "No DB mocks".into(), file: "no-db-mocking.md".into(), hook: "tests hit a real database".into() };
     /// assert_eq!(e.to_line()?, "- [No DB mocks](no-db-mocking.md) — tests hit a real database");
+    /// let long = IndexEntry { hook: "x".repeat(30_000), ..e };
+    /// assert!(long.to_line()?.chars().count() <= 200);
     /// # Ok::<(), memdir_entrypoint::EntrypointError>(())
     /// ```
     pub fn to_line(&self) -> Result<String, EntrypointError> {
         self.resolved_file()?;
-        let target = self.file.as_str();
+        let target = encode_target(&self.file);
+        let target = if target.contains(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+            format!("<{target}>")
+        } else {
+            target.into_owned()
+        };
         let mut title = String::new();
-        for c in one_line(&self.title).chars() {
+        for c in shorten(&one_line(&self.title), MAX_TITLE_CHARS).chars() {
             if matches!(c, '\\' | '[' | ']') {
                 title.push('\\');
             }
             title.push(c);
         }
-        let target = if target.contains(|c: char| c.is_whitespace() || c == '(' || c == ')') {
-            format!("<{target}>")
-        } else {
-            target.to_owned()
-        };
+        let head = format!("- [{title}]({target})");
+        // What is left of the line's budget after the link and ` — `.
+        let room = MAX_INDEX_LINE_CHARS.saturating_sub(head.chars().count() + 3);
         let hook = one_line(&self.hook);
-        Ok(if hook.is_empty() {
-            format!("- [{title}]({target})")
+        let hook = if room >= MIN_HOOK_CHARS {
+            shorten(&hook, room)
         } else {
-            format!("- [{title}]({target}) — {hook}")
+            String::new()
+        };
+        Ok(if hook.is_empty() {
+            head
+        } else {
+            format!("{head} — {hook}")
         })
     }
 
@@ -62,24 +79,63 @@ impl IndexEntry {
         if file.is_empty() {
             return Err(invalid("the file name is empty"));
         }
-        if file.contains(['\n', '\r', '<', '>', '\0']) {
+        if file.contains(|c: char| c.is_control() || c == '<' || c == '>') {
             return Err(invalid(
-                "the file name contains a line break, `<`, `>` or NUL",
+                "the file name contains a control character, `<` or `>`",
             ));
         }
-        match resolve(file) {
-            Resolved::Inside(path) if !is_external(file) && !path.is_empty() => Ok(path),
+        match resolve_file(file) {
+            Resolved::Inside(path)
+                if !file.starts_with("mailto:") && !file.contains("://") && !path.is_empty() =>
+            {
+                Ok(path)
+            }
             _ => Err(invalid("the file is not inside the memory folder")),
         }
     }
 }
 
+/// The longest title an index line shows, in characters.
+const MAX_TITLE_CHARS: usize = 80;
+
+/// Below this many characters of room, a hook is left out rather than cut
+/// to a stub.
+const MIN_HOOK_CHARS: usize = 12;
+
+/// `text` on one line: line breaks, tabs and other control characters, and
+/// the bidirectional controls that could reorder what a reader sees,
+/// become spaces; runs of white space become one.
 fn one_line(text: &str) -> String {
-    text.split(['\n', '\r'])
-        .map(str::trim)
+    text.split(|c: char| c.is_whitespace() || c.is_control() || is_bidi_control(c))
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The bidirectional embedding, override and isolate controls.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// `text` cut to at most `max` characters, ending in `…` when cut; the cut
+/// falls after a word when one ends in the last fifth of the room.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let end = text
+        .char_indices()
+        .nth(max - 1)
+        .map_or(text.len(), |(i, _)| i);
+    let cut = &text[..end];
+    let word_end = cut
+        .rfind(' ')
+        .filter(|&i| cut[..i].chars().count() >= max * 4 / 5);
+    let cut = word_end.map_or(cut, |i| &cut[..i]).trim_end();
+    format!("{cut}…")
 }
 
 /// The resolved file a line links to, if it is an index entry for a file
@@ -159,7 +215,7 @@ pub fn upsert_entry(index: &str, entry: &IndexEntry) -> Result<String, Entrypoin
 /// ```
 #[must_use]
 pub fn find_entry(index: &str, file: &str) -> Option<IndexEntry> {
-    let Resolved::Inside(file) = resolve(file) else {
+    let Resolved::Inside(file) = resolve_file(file) else {
         return None;
     };
     lines_with_ends(index).find_map(|line| {
@@ -196,7 +252,7 @@ pub fn find_entry(index: &str, file: &str) -> Option<IndexEntry> {
 /// for byte. Returns the new index and how many lines were removed.
 #[must_use]
 pub fn remove_entry(index: &str, file: &str) -> (String, usize) {
-    let Resolved::Inside(file) = resolve(file) else {
+    let Resolved::Inside(file) = resolve_file(file) else {
         return (index.to_owned(), 0);
     };
     let mut removed = 0;
@@ -287,6 +343,60 @@ mod tests {
                 "{file:?}: {err}"
             );
         }
+    }
+
+    /// A name holding `#` or `?` is a file of its own: its line neither
+    /// replaces nor is removed with the line of the name before the `#`.
+    #[test]
+    fn fragment_characters_in_names_do_not_touch_other_lines() {
+        let index = "- [Deploy](deploy.md) — how we ship\n";
+        let odd = entry("deploy.md#x", "deploy.md#x.md", "an odd name");
+        let both = upsert_entry(index, &odd).unwrap();
+        assert_eq!(
+            both,
+            "- [Deploy](deploy.md) — how we ship\n- [deploy.md#x](deploy.md%23x.md) — an odd name\n"
+        );
+        assert_eq!(find_entry(&both, "deploy.md").unwrap().title, "Deploy");
+        assert_eq!(
+            find_entry(&both, "deploy.md#x.md").unwrap().title,
+            "deploy.md#x"
+        );
+        assert_eq!(remove_entry(&both, "deploy.md#zzz.md"), (both.clone(), 0));
+        assert_eq!(remove_entry(&both, "a?b.md").1, 0);
+        let (left, n) = remove_entry(&both, "deploy.md#x.md");
+        assert_eq!((left.as_str(), n), (index, 1));
+        // A line an older version wrote unescaped is still that file's.
+        let legacy = "- [Deploy](deploy.md)\n- [x](deploy.md#x.md)\n";
+        assert_eq!(
+            remove_entry(legacy, "deploy.md#x.md").0,
+            "- [Deploy](deploy.md)\n"
+        );
+        assert_eq!(
+            remove_entry(legacy, "deploy.md").0,
+            "- [x](deploy.md#x.md)\n"
+        );
+    }
+
+    /// One long title or description never makes a line that eats the
+    /// index's byte budget, and control characters never reach it.
+    #[test]
+    fn lines_stay_short_and_printable() {
+        let long = entry(&"t".repeat(500), "a.md", &"word ".repeat(6_000));
+        let line = long.to_line().unwrap();
+        assert!(
+            line.chars().count() <= MAX_INDEX_LINE_CHARS,
+            "{}",
+            line.len()
+        );
+        assert!(line.contains("…"));
+        let found = find_entry(&upsert_entry("", &long).unwrap(), "a.md").unwrap();
+        assert!(found.title.starts_with("ttt") && found.hook.starts_with("word word"));
+        let odd = entry("t\u{1b}]0;pwned\u{7}x", "b.md", "a\u{0}b\u{202e}c\td");
+        assert_eq!(odd.to_line().unwrap(), "- [t \\]0;pwned x](b.md) — a b c d");
+        // A very long file name leaves no room for a hook, never a stub.
+        let name = format!("{}.md", "n".repeat(190));
+        let line = entry("N", &name, "hook").to_line().unwrap();
+        assert_eq!(line, format!("- [N]({name})"));
     }
 
     #[test]

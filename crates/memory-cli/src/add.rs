@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Read};
 use anyhow::{Context as _, bail};
 use clap::Args;
 use memdir_memtypes::MemoryType;
-use memdir_ops::{MAX_MEMORY_BYTES, NewMemory, OpsError, Scope};
+use memdir_ops::{MAX_MEMORY_BYTES, NewMemory, OpsError, SaveOptions, Scope};
 use serde::Serialize;
 
 use crate::Outcome;
@@ -20,6 +20,11 @@ use crate::output::{print, print_json};
     MEMDIR_LOCK_TIMEOUT_MS). A name that exists already (in any letter case) is refused: \
     edit that memory instead. Memories an interrupted write left without an index line get \
     theirs too.\n\n\
+    Refused (exit 3): a memory whose text, title or description holds a secret (in the \
+    team folder always; in the private folder unless --allow-secret), or a control \
+    character (escape sequences, NUL, bidirectional overrides). A title or description \
+    longer than an index line allows is shortened in MEMORY.md (about 200 characters a \
+    line); the memory's file keeps the whole text.\n\n\
     JSON: {path}\n\n\
     Example:\n  echo 'Use pnpm, never npm.' | memdir add --type feedback --name use-pnpm \\\n      \
     --description 'The repo uses pnpm; npm breaks the lockfile'"
@@ -45,6 +50,12 @@ pub(crate) struct AddArgs {
     /// memories, and refused (exit 3) when the memory holds a secret.
     #[arg(long)]
     team: bool,
+    /// Keep a secret (an API key, a token, a private key) that the scan
+    /// finds, in a private memory: without it such a memory is refused
+    /// (exit 3), since private memories still go to the model with every
+    /// prompt and into every export. Never allowed with --team.
+    #[arg(long, conflicts_with = "team")]
+    allow_secret: bool,
     /// A memory of the same folder this one replaces (name or file name;
     /// repeatable): it keeps its file but loses its index line and is never
     /// recalled again.
@@ -76,9 +87,19 @@ pub(crate) fn run(args: &AddArgs, global: &GlobalArgs) -> anyhow::Result<Outcome
         body,
         title: args.title.clone(),
     };
+    let options = SaveOptions {
+        supersedes: args.supersedes.clone(),
+        allow_secret: args.allow_secret,
+    };
     let saved = project
-        .save_memory_superseding(scope, &memory, &args.supersedes)
+        .save_memory_with(scope, &memory, &options)
         .map_err(ops_error)?;
+    for kept in &saved.kept_secrets {
+        eprintln!(
+            "memdir: warning: kept a secret ({} on line {}) in a private memory, as --allow-secret asks; it goes to the model with the memory",
+            kept.rule_id, kept.line
+        );
+    }
     for repaired in &saved.repaired {
         eprintln!(
             "memdir: indexed {repaired}, which an interrupted write had left without an index line"

@@ -51,7 +51,10 @@ impl GlobalArgs {
                 e => ops_error(e),
             })?;
         for warning in project.warnings() {
-            eprintln!("memdir: warning: {warning}");
+            eprintln!(
+                "memdir: warning: {}",
+                crate::output::escape_controls(warning)
+            );
         }
         Ok(project)
     }

@@ -31,7 +31,10 @@ pub(crate) fn run(global: &GlobalArgs) -> anyhow::Result<Outcome> {
         Err(e) => return Err(e.into()),
     };
     for d in &scan.diagnostics {
-        eprintln!("memdir: warning: {d}");
+        eprintln!(
+            "memdir: warning: {}",
+            crate::output::escape_controls(&d.to_string())
+        );
     }
     if scan.total_files > scan.memories.len() + scan.diagnostics.len() {
         eprintln!(

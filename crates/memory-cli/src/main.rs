@@ -221,7 +221,10 @@ fn main() -> ExitCode {
         Ok(Outcome::Rejected) => ExitCode::from(3),
         Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("memdir: {}", one_line(&format!("{err:#}")));
+            eprintln!(
+                "memdir: {}",
+                output::escape_controls(&one_line(&format!("{err:#}")))
+            );
             ExitCode::from(if err.downcast_ref::<Rejected>().is_some() {
                 3
             } else {

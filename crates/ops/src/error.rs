@@ -60,15 +60,52 @@ pub enum OpsError {
         "user memories describe one person and stay private; they are never saved to the team folder"
     )]
     NotShareable,
-    /// A memory for the team folder holds a secret.
+    /// A memory holds a secret: in the team folder it would be shared; in
+    /// the private folder it would reach the model with every prompt and
+    /// every export.
     #[error(
-        "refused: the memory holds {} ({}); team memories are shared, so take it out (the secret is not shown)",
+        "refused: the memory{} {} ({}); {} (the secret is not shown)",
+        if *in_index_line { "'s index line holds" } else { " holds" },
         if findings.len() == 1 { "a secret" } else { "secrets" },
-        findings.iter().map(|f| format!("{} on line {}", f.rule_id, f.line)).collect::<Vec<_>>().join(", ")
+        findings.iter().map(|f| format!("{} on line {}", f.rule_id, f.line)).collect::<Vec<_>>().join(", "),
+        if *team {
+            "team memories are shared, so take it out"
+        } else {
+            "private memories go to the model and into exports, so take it out and say where the secret is kept instead (memdir add --allow-secret keeps it in a private memory you write yourself)"
+        }
     )]
     SecretsFound {
         /// What was found, without the secrets.
         findings: Vec<SecretFound>,
+        /// Whether the memory was bound for the team folder.
+        team: bool,
+        /// Whether the secret is in the memory's index line (its title or
+        /// description) rather than its file.
+        in_index_line: bool,
+    },
+    /// A memory's name, title, description or text holds a control
+    /// character (an escape sequence, NUL, a bidirectional override), which
+    /// would reach the index, the prompt and terminals raw.
+    #[error(
+        "refused: the {field} holds the control character U+{code:04X}; write it as plain text"
+    )]
+    ControlCharacter {
+        /// Which field: `name`, `title`, `description` or `text`.
+        field: &'static str,
+        /// The character's code point.
+        code: u32,
+    },
+    /// A memory is larger than a memory may be.
+    #[error(
+        "the memory is {bytes} bytes; {what} holds at most {max}: a memory is a short note, keep detail elsewhere"
+    )]
+    TooLarge {
+        /// Its size as it would be written.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+        /// Whose limit it is.
+        what: &'static str,
     },
     /// A memory of that name exists already.
     #[error(
@@ -248,6 +285,7 @@ impl OpsError {
             OpsError::InvalidMemoryDir(_)
             | OpsError::InvalidName { .. }
             | OpsError::SecretsFound { .. }
+            | OpsError::ControlCharacter { .. }
             | OpsError::ExportOutside { .. }
             | OpsError::Persist(memdir_filepersist::PersistError::UnsafeSessionId { .. })
             | OpsError::Session(memdir_session::SessionError::Link { .. }) => true,

@@ -83,7 +83,8 @@ pub use memdir_folder::FixReport;
 pub use memdir_interop::{Format as InteropFormat, Skipped as InteropSkipped};
 pub use memdir_migrations::{Outcome as MigrationOutcome, Report as MigrationReport};
 pub use memory::{
-    Deleted, MAX_MEMORY_BYTES, MemoryChange, NewMemory, Saved, fix_index, memory_file_name,
+    Deleted, MAX_MEMORY_BYTES, MemoryChange, NewMemory, SaveOptions, Saved, fix_index,
+    memory_file_name,
 };
 pub use migrate::{ENV_AUTO_MIGRATE, migrate};
 pub use persist::{PersistReport, PersistRequest, persist_outputs};

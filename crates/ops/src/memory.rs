@@ -47,6 +47,19 @@ pub struct MemoryChange {
     pub title: Option<String>,
 }
 
+/// How [`Project::save_memory_with`] treats what it is given beyond the
+/// memory itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SaveOptions {
+    /// Memories of the same folder this one replaces (names or file names).
+    pub supersedes: Vec<String>,
+    /// Keep a credential the secret scan finds, in a private memory only:
+    /// the user's own, explicit choice (`memdir add --allow-secret`). A
+    /// memory for the team folder holding a secret is refused whatever
+    /// this says, and so is every write an agent makes.
+    pub allow_secret: bool,
+}
+
 /// A memory that was saved or updated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -58,6 +71,9 @@ pub struct Saved {
     /// Other memories that had lost their index line to an interrupted
     /// write and got it back in the same index write.
     pub repaired: Vec<String>,
+    /// Secrets found and kept because the save allowed it
+    /// ([`SaveOptions::allow_secret`], private folder only).
+    pub kept_secrets: Vec<SecretFound>,
 }
 
 /// A memory that was deleted.
@@ -76,32 +92,56 @@ pub struct Deleted {
 impl Project {
     /// Saves a new memory in `scope`: its topic file (created exclusively:
     /// a name that exists in any letter case is refused), then its index
-    /// line. A memory for the team folder is refused when it holds a
-    /// secret, and user memories are never saved there. In the private
-    /// folder, memories an interrupted write left without an index line get
-    /// theirs too; a team folder's index is synced, so its files are the
-    /// team's to index.
+    /// line. A memory holding a secret is refused, in its text or its
+    /// index line, in either folder (see [`SaveOptions::allow_secret`]),
+    /// and so is one holding a control character or larger than
+    /// [`MAX_MEMORY_BYTES`] (a team memory: larger than team sync
+    /// accepts); user memories are never saved to the team folder. In the
+    /// private folder, memories an interrupted write left without an index
+    /// line get theirs too; a team folder's index is synced, so its files
+    /// are the team's to index.
     pub fn save_memory(&self, scope: Scope, memory: &NewMemory) -> Result<Saved, OpsError> {
-        self.save_memory_superseding(scope, memory, &[])
+        self.save_memory_with(scope, memory, &SaveOptions::default())
     }
 
     /// [`save_memory`](Self::save_memory), for a memory that replaces
     /// others of the same folder (names or file names, `deploy` or
-    /// `deploy.md`): the new memory records them in `supersedes:`, each of
-    /// them gets `supersededBy:` and loses its index line, all under one
-    /// hold of the folder's lock. Recall and the manifest never offer a
-    /// superseded memory again; its file is kept. A name that is not an
-    /// existing memory of the folder is an error, before anything is
-    /// written.
+    /// `deploy.md`): see [`save_memory_with`](Self::save_memory_with).
     pub fn save_memory_superseding(
         &self,
         scope: Scope,
         memory: &NewMemory,
         supersedes: &[String],
     ) -> Result<Saved, OpsError> {
+        let options = SaveOptions {
+            supersedes: supersedes.to_vec(),
+            ..SaveOptions::default()
+        };
+        self.save_memory_with(scope, memory, &options)
+    }
+
+    /// [`save_memory`](Self::save_memory) with options. With
+    /// [`SaveOptions::supersedes`], the new memory records the memories it
+    /// replaces in `supersedes:`, each of them gets `supersededBy:` and
+    /// loses its index line, all under one hold of the folder's lock.
+    /// Recall and the manifest never offer a superseded memory again; its
+    /// file is kept. A name that is not an existing memory of the folder
+    /// is an error, before anything is written.
+    pub fn save_memory_with(
+        &self,
+        scope: Scope,
+        memory: &NewMemory,
+        options: &SaveOptions,
+    ) -> Result<Saved, OpsError> {
+        let supersedes = options.supersedes.as_slice();
         if scope == Scope::Team && !memory.memory_type.may_be_shared() {
             return Err(OpsError::NotShareable);
         }
+        refuse_control_characters("description", &memory.description)?;
+        if let Some(title) = &memory.title {
+            refuse_control_characters("title", title)?;
+        }
+        refuse_control_characters("text", &memory.body)?;
         let description = one_line(&memory.description);
         if description.is_empty() {
             return Err(OpsError::Empty(
@@ -127,14 +167,14 @@ impl Project {
             let names = memdir_memtypes::MemdirValue::Names(old_files.clone());
             rendered = memdir_memtypes::set_memdir_key(&rendered, "supersedes", Some(&names));
         }
-        if scope == Scope::Team {
-            refuse_secrets(&rendered)?;
-        }
+        refuse_oversized(scope, &rendered)?;
         let entry = IndexEntry {
             title: memory.title.clone().unwrap_or_else(|| memory.name.clone()),
             file: file.clone(),
             hook: description,
         };
+        let kept_secrets =
+            check_secrets(scope, &rendered, &entry.to_line()?, options.allow_secret)?;
         let folder = MemoryFolder::create(folder_path.as_std_path())?;
         let lock = folder.lock(self.lock_timeout())?;
         for old in &old_files {
@@ -171,6 +211,7 @@ impl Project {
             path: folder_path.join(&file),
             index_path: folder_path.join(ENTRYPOINT_NAME),
             repaired: added.repaired,
+            kept_secrets,
         })
     }
 
@@ -178,8 +219,9 @@ impl Project {
     /// and every key memdir does not use (SPEC R2.5); a file in the nested
     /// shape records the change time in `modified`, as the reference agent
     /// does. Its index line gets the new title and description (a line is
-    /// added when it had none). A change bound for the team folder is
-    /// secret-scanned first.
+    /// added when it had none). The result is refused, as a new memory
+    /// would be, when it holds a secret (in its text or index line, in
+    /// either folder), a control character, or is too large.
     pub fn update_memory(
         &self,
         scope: Scope,
@@ -188,6 +230,15 @@ impl Project {
     ) -> Result<Saved, OpsError> {
         let folder_path = self.folder(scope)?;
         let file = memory_file_name(name)?;
+        for (field, value) in [
+            ("description", &change.description),
+            ("title", &change.title),
+            ("text", &change.body),
+        ] {
+            if let Some(value) = value {
+                refuse_control_characters(field, value)?;
+            }
+        }
         if change
             .description
             .as_deref()
@@ -222,9 +273,7 @@ impl Project {
             .map_or_else(|| parsed.body.clone(), with_final_newline);
         let modified = (parsed.shape == FrontmatterShape::Nested).then(jiff::Timestamp::now);
         let updated = memdir_memtypes::update_memory(&original, &header, modified, &body);
-        if scope == Scope::Team {
-            refuse_secrets(&updated)?;
-        }
+        refuse_oversized(scope, &updated)?;
         let index = lock.read_index()?;
         let old_entry = find_entry(&index, &file);
         let entry = IndexEntry {
@@ -236,6 +285,7 @@ impl Project {
             file: file.clone(),
             hook: header.description.clone().unwrap_or_default(),
         };
+        check_secrets(scope, &updated, &entry.to_line()?, false)?;
         let next = upsert_entry(&index, &entry)?;
         if updated != original {
             lock.write(&file, updated.as_bytes())?;
@@ -247,6 +297,7 @@ impl Project {
             path: folder_path.join(&file),
             index_path: folder_path.join(ENTRYPOINT_NAME),
             repaired: Vec::new(),
+            kept_secrets: Vec::new(),
         })
     }
 
@@ -312,7 +363,8 @@ pub fn memory_file_name(name: &str) -> Result<String, OpsError> {
     }
     let file = memdir_protocol::validate_team_mem_key_text(&format!("{name}.md"))
         .map_err(|e| invalid(&e.reason.to_string()))?;
-    if file.contains('/') || file == ENTRYPOINT_NAME {
+    // `memory.md` and the index are one file on a disk that ignores case.
+    if file.contains('/') || file.to_lowercase() == ENTRYPOINT_NAME.to_lowercase() {
         return Err(invalid("give a plain name, not a path or the index"));
     }
     Ok(file)
@@ -333,21 +385,75 @@ fn read_text(lock: &FolderLock<'_>, file: &str) -> Result<String, OpsError> {
     })
 }
 
-/// Team memories are shared: nothing holding a secret is written there.
-fn refuse_secrets(text: &str) -> Result<(), OpsError> {
-    let findings = memdir_secrets::scan_for_secrets(text);
-    if findings.is_empty() {
-        return Ok(());
-    }
-    Err(OpsError::SecretsFound {
-        findings: findings
+/// Refuses a memory holding a secret, in its file text or its index line:
+/// always for the team folder, which is shared; for the private folder
+/// unless the user allowed it, since a private memory still goes to the
+/// model with every prompt and into every export. Returns what was found
+/// and kept.
+fn check_secrets(
+    scope: Scope,
+    text: &str,
+    index_line: &str,
+    allow_secret: bool,
+) -> Result<Vec<SecretFound>, OpsError> {
+    let found = |text: &str| -> Vec<SecretFound> {
+        memdir_secrets::scan_for_secrets(text)
             .iter()
             .map(|f| SecretFound {
                 rule_id: f.rule_id.clone(),
                 line: f.line,
             })
-            .collect(),
+            .collect()
+    };
+    let team = scope == Scope::Team;
+    let (findings, in_index_line) = match found(text) {
+        f if !f.is_empty() => (f, false),
+        _ => (found(index_line), true),
+    };
+    if findings.is_empty() || (allow_secret && !team) {
+        return Ok(findings);
+    }
+    Err(OpsError::SecretsFound {
+        findings,
+        team,
+        in_index_line,
     })
+}
+
+/// Refuses a control character in a memory's text fields: escape
+/// sequences, NUL and bidirectional overrides would reach the index, the
+/// prompt and terminals raw. Tabs and line breaks are text.
+fn refuse_control_characters(field: &'static str, text: &str) -> Result<(), OpsError> {
+    match text.chars().find(|&c| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    }) {
+        Some(c) => Err(OpsError::ControlCharacter {
+            field,
+            code: u32::from(c),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a memory larger than a memory file may be, or, for the team
+/// folder, than team sync carries.
+fn refuse_oversized(scope: Scope, rendered: &str) -> Result<(), OpsError> {
+    let (max, what) = match scope {
+        Scope::Team => (memdir_protocol::MAX_ENTRY_BYTES, "a team memory"),
+        Scope::Private => (
+            usize::try_from(MAX_MEMORY_BYTES).unwrap_or(usize::MAX),
+            "a memory file",
+        ),
+    };
+    if rendered.len() > max {
+        return Err(OpsError::TooLarge {
+            bytes: rendered.len(),
+            max,
+            what,
+        });
+    }
+    Ok(())
 }
 
 fn one_line(text: &str) -> String {

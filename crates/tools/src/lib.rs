@@ -10,7 +10,8 @@
 //! - [`MemoryScope`] (Edit and Write) changes memory files, and only inside
 //!   the memory folder and its team folder: the path judged with links
 //!   resolved, then written through `memdir-folder`'s lock and open handle;
-//!   team contents secret-scanned first. It records what it changed.
+//!   contents secret-scanned first (a new secret is refused in either
+//!   folder). It records what it changed.
 //!
 //! Every error's message is written for the model, which gets it as the
 //! tool's answer.

@@ -48,7 +48,8 @@ pub struct EditInput {
 /// Which folder a memory write lands in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
-    /// The private (auto) memory folder.
+    /// The private (auto) memory folder: a secret the write would add is
+    /// refused here too.
     Private,
     /// The team folder, synced to everyone in the repository: contents are
     /// secret-scanned first.
@@ -235,20 +236,45 @@ impl MemoryScope {
         }
     }
 
-    fn check_team_content(target: &Target, content: &str) -> Result<(), ToolError> {
-        if target.place != Place::Team {
+    /// Refuses content that holds a secret. In the team folder, any: it
+    /// is shared with everyone in the repository. In the private folder,
+    /// one that `before` (the file as it was, for an Edit) did not hold:
+    /// a private memory still goes to the model with every prompt and
+    /// into every export, and an agent cannot tell a credential the user
+    /// meant to keep from one pasted by mistake; what the user kept there
+    /// themselves stays editable.
+    fn check_content(
+        target: &Target,
+        content: &str,
+        before: Option<&str>,
+    ) -> Result<(), ToolError> {
+        let found = memdir_secrets::scan_for_secrets(content);
+        let Some(first) = found.first() else {
             return Ok(());
-        }
-        if let Some(found) = memdir_secrets::scan_for_secrets(content).first() {
-            return Err(refused(format!(
+        };
+        match target.place {
+            Place::Team => Err(refused(format!(
                 "the content for team memory {} holds what looks like a secret ({}, line {}); \
                  team memories are shared with everyone in the repository: leave it out",
                 target.rel,
-                found.label.trim_end_matches('.'),
-                found.line
-            )));
+                first.label.trim_end_matches('.'),
+                first.line
+            ))),
+            Place::Private
+                if before
+                    .is_some_and(|b| memdir_secrets::scan_for_secrets(b).len() >= found.len()) =>
+            {
+                Ok(())
+            }
+            Place::Private => Err(refused(format!(
+                "the content for memory {} holds what looks like a secret ({}, line {}); \
+                 memories go to the model with every prompt: never save a credential, \
+                 save where it is kept instead (\"the deploy token is in the team vault\")",
+                target.rel,
+                first.label.trim_end_matches('.'),
+                first.line
+            ))),
         }
-        Ok(())
     }
 
     fn record(&self, path: &Path) {
@@ -278,7 +304,7 @@ impl MemoryScope {
                 input.content.len()
             )));
         }
-        Self::check_team_content(&target, &input.content)?;
+        Self::check_content(&target, &input.content, None)?;
         let lock = self.folder(target.place).lock(DEFAULT_LOCK_TIMEOUT)?;
         lock.write(&target.rel, input.content.as_bytes())?;
         drop(lock);
@@ -346,7 +372,7 @@ impl MemoryScope {
                 next.len()
             )));
         }
-        Self::check_team_content(&target, &next)?;
+        Self::check_content(&target, &next, Some(&text))?;
         lock.write(&target.rel, next.as_bytes())?;
         drop(lock);
         self.record(&target.path);

@@ -760,3 +760,57 @@ fn an_extraction_killed_mid_run_leaves_the_session_free_and_its_messages_unconsu
     assert_eq!(report["ran"], true, "{report}");
     assert_eq!(report["reason"], "ran on 2 new messages", "{report}");
 }
+
+/// A live credential the user typed is not saved into a private memory by
+/// extraction: the write is refused with the reason, which the run's
+/// report shows, and the model's second try without it is saved.
+#[test]
+fn a_credential_is_not_extracted_into_a_private_memory() {
+    let w = world();
+    let mem = w.memory.display().to_string();
+    // An AWS access key id of the documented shape, assembled here.
+    let key = format!("AKIA{}", "Q3XZ7RTV2MPL5KWN");
+    let with_key = memory_file(
+        "aws-access",
+        "reference",
+        "The AWS key for the staging bucket",
+        &format!("aws_access_key_id = {key}"),
+    );
+    let without = memory_file(
+        "aws-access",
+        "reference",
+        "Where the AWS key for the staging bucket is kept",
+        "The staging bucket's key is in the team vault under aws/staging.",
+    );
+    let server = ScriptedServer::start(vec![
+        answer(
+            &json!([tool(
+                "t1",
+                "Write",
+                &json!({"file_path": format!("{mem}/aws-access.md"), "content": with_key})
+            )]),
+            "tool_use",
+        ),
+        answer(
+            &json!([tool(
+                "t2",
+                "Write",
+                &json!({"file_path": format!("{mem}/aws-access.md"), "content": without})
+            )]),
+            "tool_use",
+        ),
+        answer(&json!([{"type": "text", "text": "Saved."}]), "end_turn"),
+    ]);
+    let out = run(&w, &server, &[]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let report = json_out(&out);
+    let refused = report["refused"].to_string();
+    assert!(refused.contains("looks like a secret"), "{report}");
+    assert!(refused.contains("aws-access.md"), "{report}");
+    assert!(!refused.contains(&key), "a refusal repeated the secret");
+    let saved = std::fs::read_to_string(w.memory.join("aws-access.md")).unwrap();
+    assert!(!saved.contains(&key), "{saved}");
+    assert!(saved.contains("team vault"));
+    let index = std::fs::read_to_string(w.memory.join("MEMORY.md")).unwrap();
+    assert!(index.contains("(aws-access.md)") && !index.contains(&key));
+}

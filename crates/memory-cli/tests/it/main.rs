@@ -11,6 +11,7 @@ mod errors;
 mod extract;
 mod golden;
 mod hooks;
+mod hostile_writes;
 mod interop;
 mod leading_dash;
 mod log;

@@ -1,7 +1,7 @@
 //! Saving, updating and deleting one memory.
 
 use memdir_memtypes::{FrontmatterShape, MemoryType, parse_memory_str};
-use memdir_ops::{MemoryChange, NewMemory, OpsError, Scope};
+use memdir_ops::{MemoryChange, NewMemory, OpsError, SaveOptions, Scope};
 
 use crate::{World, exists};
 
@@ -87,7 +87,7 @@ fn team_memories_refuse_secrets_and_user_memories() {
     let err = project
         .save_memory(Scope::Team, &memory("ci", &format!("token {token}\n")))
         .unwrap_err();
-    assert!(matches!(&err, OpsError::SecretsFound { findings } if findings.len() == 1));
+    assert!(matches!(&err, OpsError::SecretsFound { findings, .. } if findings.len() == 1));
     assert!(err.is_refusal());
     assert!(!err.to_string().contains(&token), "{err}");
     assert!(!exists(&world.path("memory/team/ci.md")));
@@ -98,10 +98,247 @@ fn team_memories_refuse_secrets_and_user_memories() {
         project.save_memory(Scope::Team, &user),
         Err(OpsError::NotShareable)
     ));
-    // The same secret in a private memory is the user's own business.
-    project
+    // A private memory refuses it too, unless the user keeps it knowingly.
+    let err = project
         .save_memory(Scope::Private, &memory("ci", &format!("token {token}\n")))
+        .unwrap_err();
+    assert!(
+        matches!(&err, OpsError::SecretsFound { team: false, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("--allow-secret"), "{err}");
+    assert!(!exists(&world.path("memory/ci.md")));
+    let options = SaveOptions {
+        allow_secret: true,
+        ..SaveOptions::default()
+    };
+    let saved = project
+        .save_memory_with(
+            Scope::Private,
+            &memory("ci", &format!("token {token}\n")),
+            &options,
+        )
         .unwrap();
+    assert_eq!(saved.kept_secrets.len(), 1);
+    assert_eq!(saved.kept_secrets[0].rule_id, "github-pat");
+    // The team folder refuses it whatever the options say.
+    let err = project
+        .save_memory_with(
+            Scope::Team,
+            &memory("ci", &format!("token {token}\n")),
+            &options,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, OpsError::SecretsFound { team: true, .. }),
+        "{err}"
+    );
+}
+
+/// A secret in a memory's title would reach the index line, which is
+/// synced and goes into every prompt: it is refused like one in the text.
+#[test]
+fn a_secret_in_the_title_is_refused_on_save_and_update() {
+    let world = World::new();
+    let project = world.project(world.env().with_var("MEMDIR_TEAM", "1"));
+    let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    for scope in [Scope::Team, Scope::Private] {
+        let mut new = memory("deploy", "Ship with make ship.");
+        new.title = Some(format!("deploy with {token}"));
+        let err = project.save_memory(scope, &new).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                OpsError::SecretsFound {
+                    in_index_line: true,
+                    ..
+                }
+            ),
+            "{scope:?}: {err}"
+        );
+        assert!(!err.to_string().contains(&token), "{err}");
+        project
+            .save_memory(scope, &memory("deploy", "Ship with make ship."))
+            .unwrap();
+        let change = MemoryChange {
+            title: Some(format!("deploy with {token}")),
+            ..MemoryChange::default()
+        };
+        let err = project.update_memory(scope, "deploy", &change).unwrap_err();
+        assert!(matches!(&err, OpsError::SecretsFound { .. }), "{err}");
+    }
+    for index in ["memory/team/MEMORY.md", "memory/MEMORY.md"] {
+        assert!(!world.read(index).contains(&token), "{index}");
+    }
+}
+
+/// `#` and `?` in a name make a file of their own: its line replaces no
+/// other memory's line, and deleting such a name that does not exist
+/// removes nothing.
+#[test]
+fn names_with_hash_or_question_mark_leave_other_lines_alone() {
+    let world = World::new();
+    let project = world.project(world.env().with_var("MEMDIR_TEAM", "1"));
+    for scope in [Scope::Private, Scope::Team] {
+        let index = match scope {
+            Scope::Private => "memory/MEMORY.md",
+            Scope::Team => "memory/team/MEMORY.md",
+        };
+        project
+            .save_memory(scope, &memory("deploy", "Ship with make ship."))
+            .unwrap();
+        project
+            .save_memory(scope, &memory("deploy.md#x", "An odd name."))
+            .unwrap();
+        project
+            .save_memory(scope, &memory("q?a", "Another."))
+            .unwrap();
+        let text = world.read(index);
+        assert!(text.contains("](deploy.md)"), "{text}");
+        assert!(text.contains("](deploy.md%23x.md)"), "{text}");
+        assert!(text.contains("](q%3Fa.md)"), "{text}");
+        let err = project.delete_memory(scope, "deploy.md#zzz").unwrap_err();
+        assert!(matches!(err, OpsError::NotFound { .. }), "{err}");
+        assert_eq!(world.read(index), text);
+        let deleted = project.delete_memory(scope, "deploy.md#x").unwrap();
+        assert_eq!(deleted.index_lines_removed, 1);
+        assert!(world.read(index).contains("](deploy.md)"));
+    }
+}
+
+/// A description far longer than a line never pushes later memories out
+/// of the part of the index the prompt gets: the line is shortened, the
+/// file keeps the whole text.
+#[test]
+fn a_long_description_does_not_hide_later_memories() {
+    let world = World::new();
+    let project = world.project(world.env());
+    let mut long = memory("long", "Body.");
+    long.description = "a very long description ".repeat(1_300);
+    project.save_memory(Scope::Private, &long).unwrap();
+    for i in 0..20 {
+        project
+            .save_memory(Scope::Private, &memory(&format!("later-{i}"), "Body."))
+            .unwrap();
+    }
+    let index = world.read("memory/MEMORY.md");
+    let cut = memdir_entrypoint::truncate_entrypoint_content(&index);
+    assert!(!cut.was_truncated(), "{} bytes", index.len());
+    assert!(cut.content.contains("](later-19.md)"));
+    assert!(index.lines().all(|l| l.chars().count() <= 200));
+    let file = parse_memory_str(&world.read("memory/long.md"));
+    assert_eq!(
+        file.header.description.map(|d| d.len()),
+        Some(long.description.trim_end().len())
+    );
+}
+
+/// Escape sequences, NUL and bidirectional overrides never reach a memory,
+/// its index line or a terminal that prints them.
+#[test]
+fn control_characters_are_refused_and_write_nothing() {
+    let world = World::new();
+    let project = world.project(world.env());
+    for (field, value) in [
+        ("description", "retitle \u{1b}]0;pwned\u{7}"),
+        ("title", "nul\u{0}byte"),
+        ("text", "clear \u{1b}[2J screen"),
+        ("description", "flip \u{202e}txt.exe"),
+    ] {
+        let mut new = memory("ctl", "Body.");
+        match field {
+            "description" => new.description = value.to_owned(),
+            "title" => new.title = Some(value.to_owned()),
+            _ => new.body = value.to_owned(),
+        }
+        let err = project.save_memory(Scope::Private, &new).unwrap_err();
+        assert!(
+            matches!(&err, OpsError::ControlCharacter { field: f, .. } if *f == field),
+            "{field}: {err}"
+        );
+        assert!(err.is_refusal());
+        assert!(!err.to_string().contains('\u{1b}'));
+    }
+    assert!(!exists(&world.path("memory/ctl.md")));
+    assert!(!exists(&world.path("memory/MEMORY.md")));
+    // Tabs and line breaks are text.
+    let mut fine = memory("fine", "a\tb\r\nc\n");
+    fine.description = "tab\there".to_owned();
+    project.save_memory(Scope::Private, &fine).unwrap();
+}
+
+/// One limit, checked on write: nothing is saved that memdir could not
+/// read back or (for the team folder) sync.
+#[test]
+fn oversized_memories_are_refused_on_write() {
+    let world = World::new();
+    let project = world.project(world.env().with_var("MEMDIR_TEAM", "1"));
+    let huge = "x".repeat(2_600_000);
+    let err = project
+        .save_memory(Scope::Private, &memory("huge", &huge))
+        .unwrap_err();
+    assert!(matches!(err, OpsError::TooLarge { .. }), "{err}");
+    let big = "x".repeat(300_000);
+    let err = project
+        .save_memory(Scope::Team, &memory("big", &big))
+        .unwrap_err();
+    assert!(
+        matches!(err, OpsError::TooLarge { max: 250_000, .. }),
+        "{err}"
+    );
+    project
+        .save_memory(Scope::Private, &memory("big", &big))
+        .unwrap();
+    let change = MemoryChange {
+        body: Some(huge),
+        ..MemoryChange::default()
+    };
+    let err = project
+        .update_memory(Scope::Private, "big", &change)
+        .unwrap_err();
+    assert!(matches!(err, OpsError::TooLarge { .. }), "{err}");
+    assert!(!exists(&world.path("memory/huge.md")));
+    assert!(!exists(&world.path("memory/team/big.md")));
+}
+
+/// `memory` would be `memory.md`, which is the index on a disk that
+/// ignores case.
+#[test]
+fn a_name_that_is_the_index_in_another_case_is_refused() {
+    let world = World::new();
+    let project = world.project(world.env());
+    for name in ["memory", "Memory", "MEMORY", "mEmOrY"] {
+        let err = project
+            .save_memory(Scope::Private, &memory(name, "text"))
+            .unwrap_err();
+        assert!(matches!(err, OpsError::InvalidName { .. }), "{name}: {err}");
+    }
+    assert!(!exists(&world.path("memory/memory.md")));
+}
+
+/// Files pulled into `team/` before its index arrives are the team's to
+/// index: a private save never gives them lines in the private index.
+#[test]
+fn team_files_without_a_team_index_stay_out_of_the_private_index() {
+    let world = World::new();
+    let project = world.project(world.env().with_var("MEMDIR_TEAM", "1"));
+    std::fs::create_dir_all(world.path("memory/team")).unwrap();
+    std::fs::write(
+        world.path("memory/team/pulled.md"),
+        "---\nname: pulled\ndescription: from the server\ntype: project\n---\nx\n",
+    )
+    .unwrap();
+    project
+        .save_memory(Scope::Private, &memory("mine", "Body."))
+        .unwrap();
+    let index = world.read("memory/MEMORY.md");
+    assert!(!index.contains("pulled"), "{index}");
+    let report = memdir_ops::fix_index(
+        &world.path("memory/MEMORY.md"),
+        std::time::Duration::from_secs(5),
+    )
+    .unwrap();
+    assert!(report.added.is_empty(), "{:?}", report.added);
 }
 
 #[test]

@@ -146,13 +146,31 @@ fn team_writes_are_secret_scanned_and_named_by_the_team_rules() {
         "the refusal must not repeat the secret"
     );
     assert!(!team.join("deploy.md").exists());
-    // The same text is allowed in the private folder (it never leaves).
-    write(
+    // The private folder refuses it too: private memories reach the model
+    // with every prompt, and the agent cannot know the user meant to keep it.
+    let private = refusal(write(
         &w.scope,
         &w.scope.private_path().join("deploy.md"),
         &format!("token {}\n", token()),
+    ));
+    assert!(private.contains("never save a credential"), "{private}");
+    assert!(!private.contains(&token()));
+    assert!(!w.scope.private_path().join("deploy.md").exists());
+    // A secret the user kept in a private memory themselves does not stop
+    // the agent from editing the rest of that memory.
+    std::fs::write(
+        w.scope.private_path().join("kept.md"),
+        format!("token {}\nold note\n", token()),
     )
     .unwrap();
+    w.scope
+        .edit(&EditInput {
+            file_path: w.scope.private_path().join("kept.md").display().to_string(),
+            old_string: "old note".into(),
+            new_string: "new note".into(),
+            replace_all: false,
+        })
+        .unwrap();
     // An edit that brings a secret into a team memory is refused too.
     write(
         &w.scope,
