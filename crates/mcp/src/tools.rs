@@ -212,11 +212,21 @@ pub(crate) fn specs() -> Vec<ToolSpec> {
     ]
 }
 
+/// Fields a client adds to every tool call for its own use, which no tool
+/// reads: Gemini CLI adds `wait_for_previous` (a boolean) to each tool's
+/// schema and sends it. They are dropped before the arguments are read; any
+/// other unknown field is still an error, so that a misspelt `scope` or
+/// `supersedes` is not silently ignored.
+const CLIENT_FIELDS: [&str; 1] = ["wait_for_previous"];
+
 fn parse<T: serde::de::DeserializeOwned>(
     arguments: Option<serde_json::Map<String, Value>>,
 ) -> Result<T, ToolError> {
-    serde_json::from_value(Value::Object(arguments.unwrap_or_default()))
-        .map_err(ToolError::Arguments)
+    let mut arguments = arguments.unwrap_or_default();
+    for field in CLIENT_FIELDS {
+        arguments.remove(field);
+    }
+    serde_json::from_value(Value::Object(arguments)).map_err(ToolError::Arguments)
 }
 
 /// Runs one tool call; the text of its answer.
@@ -499,6 +509,39 @@ mod tests {
             "{line}"
         );
         assert!(!tmp.path().join("memory/team/keys.md").exists());
+    }
+
+    /// Gemini CLI adds a boolean `wait_for_previous` to every tool's schema
+    /// and sends it with every call; the tools take the call all the same,
+    /// and still refuse a field they do not know.
+    #[test]
+    fn a_field_a_client_adds_to_every_call_is_ignored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = project(tmp.path(), false);
+        let calls = [
+            (
+                "write_memory",
+                json!({"name": "ci", "type": "project", "description": "CI on push", "body": "CI runs on push."}),
+            ),
+            ("list_memories", json!({})),
+            ("read_memory", json!({"name": "ci"})),
+            ("recall_memories", json!({"query": "when does CI run"})),
+            ("delete_memory", json!({"name": "ci"})),
+        ];
+        for (tool, mut value) in calls {
+            value["wait_for_previous"] = json!(true);
+            let answer = call(&project, tool, args(value.clone()));
+            assert!(
+                answer.is_ok(),
+                "{tool} {value}: {:?}",
+                answer.map_err(|e| e.one_line())
+            );
+        }
+        assert!(!tmp.path().join("memory/ci.md").exists());
+        let line = call(&project, "list_memories", args(json!({"scop": "team"})))
+            .unwrap_err()
+            .one_line();
+        assert!(line.contains("unknown field `scop`"), "{line}");
     }
 
     #[test]

@@ -113,3 +113,155 @@ fn stdout_carries_nothing_but_the_protocol() {
     );
     assert!(!dir.join("team").exists());
 }
+
+/// `memdir mcp` spoken to line by line: the answers are read on a thread,
+/// and each is awaited with a timeout so that a message the server never
+/// answers fails the test instead of hanging it.
+struct RawSession {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    answers: std::sync::mpsc::Receiver<serde_json::Value>,
+}
+
+impl RawSession {
+    /// Starts the server on `dir` and initialises the session.
+    fn start(tmp: &std::path::Path, dir: &std::path::Path) -> RawSession {
+        use std::io::BufRead;
+        use std::process::Stdio;
+
+        let mut child = crate::command(tmp, &[], ["--memory-dir", dir.to_str().unwrap(), "mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, answers) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let message = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not JSON-RPC: {line:?}: {e}"));
+                if send.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut session = RawSession {
+            child,
+            input,
+            answers,
+        };
+        session.send(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+        assert_eq!(session.next("initialize")["id"], 0);
+        session.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        session
+    }
+
+    /// Sends `line` and its newline.
+    fn send(&mut self, line: &[u8]) {
+        use std::io::Write;
+        self.input.write_all(line).unwrap();
+        self.input.write_all(b"\n").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// The next message from the server, which must come.
+    fn next(&self, what: &str) -> serde_json::Value {
+        self.answers
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no answer to {what}"))
+    }
+
+    /// Asks `tools/list` as `id`: the next message must be its answer.
+    fn tools_list_works(&mut self, id: u64, after: &str) {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+        self.send(line.as_bytes());
+        let answer = self.next(&format!("tools/list after {after}"));
+        assert_eq!(answer["id"], id, "after {after}: {answer}");
+        let tools = answer["result"]["tools"].as_array();
+        assert_eq!(tools.map(Vec::len), Some(5), "after {after}: {answer}");
+    }
+}
+
+/// Each line that is not a request the server can read gets exactly one
+/// JSON-RPC error, with the request's id when it could be read and `null`
+/// else, and the next request on the connection is answered.
+#[test]
+fn every_unreadable_line_gets_one_error_and_the_session_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut session = RawSession::start(tmp.path(), &dir);
+    let null = serde_json::Value::Null;
+    let cases: [(&str, &[u8], i64, serde_json::Value); 9] = [
+        ("bytes that are not UTF-8", b"\xff\xfe{}", -32_700, null.clone()),
+        (
+            "a request with bytes that are not UTF-8",
+            b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\",\"params\":{\"cursor\":\"\xc3\x28\"}}",
+            -32_700,
+            8.into(),
+        ),
+        ("a lone surrogate", br#""\ud800""#, -32_600, null.clone()),
+        (
+            "a request holding a lone surrogate",
+            br#"{"jsonrpc":"2.0","id":"s1","method":"tools/list","params":{"cursor":"\udc00"}}"#,
+            -32_600,
+            "s1".into(),
+        ),
+        ("a bare brace", b"{", -32_700, null.clone()),
+        (
+            "an id no integer can hold",
+            br#"{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}"#,
+            -32_600,
+            null.clone(),
+        ),
+        (
+            "a number no float can hold",
+            br#"{"jsonrpc":"2.0","id":12,"method":"tools/list","params":{"cursor":-1e999}}"#,
+            -32_600,
+            12.into(),
+        ),
+        ("a batch", b"[]", -32_600, null.clone()),
+        (
+            "a request of JSON-RPC 1.0",
+            br#"{"jsonrpc":"1.0","id":13,"method":"tools/list"}"#,
+            -32_600,
+            13.into(),
+        ),
+    ];
+    for (n, (what, line, code, id)) in (100..).zip(cases) {
+        session.send(line);
+        let answer = session.next(what);
+        assert_eq!(answer["jsonrpc"], "2.0", "{what}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{what}: {answer}");
+        assert_eq!(answer.get("id"), Some(&id), "{what}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            !message.is_empty() && !message.contains('\n'),
+            "{what}: {answer}"
+        );
+        session.tools_list_works(n, what);
+    }
+
+    // A line of 17 MiB is refused, and the server does not keep it.
+    let mut huge = br#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"read_memory","arguments":{"name":""#.to_vec();
+    huge.resize(17 * 1024 * 1024, b'a');
+    huge.extend_from_slice(br#""}}}"#);
+    session.send(&huge);
+    let answer = session.next("a line of 17 MiB");
+    assert_eq!(answer["error"]["code"], -32_600, "{answer}");
+    assert_eq!(answer.get("id"), Some(&null), "{answer}");
+    session.tools_list_works(200, "a line of 17 MiB");
+
+    // The answer to a last line sent just before the input closes still
+    // goes out before the server ends.
+    session.send(b"{");
+    drop(session.input);
+    let status = session.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let rest: Vec<serde_json::Value> = session.answers.iter().collect();
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(rest[0]["error"]["code"], -32_700, "{rest:?}");
+}
