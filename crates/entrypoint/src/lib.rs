@@ -6,7 +6,8 @@
 //!   line boundary, adds the warning, and names the entries that were cut
 //!   ([`Truncation`]).
 //! - [`upsert_entry`] / [`remove_entry`] — add, replace or remove one
-//!   memory's line ([`IndexEntry`]) and leave every other line as it was.
+//!   memory's line ([`IndexEntry`]) and leave every other line as it was;
+//!   [`upsert_entries`] does a batch in one pass.
 //! - [`lint_index`] — over-long lines, links to missing files, memory files
 //!   no line links to, duplicate links, links leaving the folder,
 //!   frontmatter in the index; [`FolderListing`] lists the folder for it.
@@ -36,7 +37,7 @@ mod maintain;
 mod truncate;
 
 pub use lint::{FolderListing, Lint, LintKind, decode_index, lint_index, unlinked_files};
-pub use maintain::{IndexEntry, find_entry, remove_entry, upsert_entry};
+pub use maintain::{IndexEntry, find_entry, remove_entry, upsert_entries, upsert_entry};
 pub use truncate::{DroppedEntry, Truncation, truncate_entrypoint_content};
 
 pub use memdir_memtypes::ENTRYPOINT_NAME;

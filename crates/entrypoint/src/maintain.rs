@@ -203,6 +203,66 @@ pub fn upsert_entry(index: &str, entry: &IndexEntry) -> Result<String, Entrypoin
     Ok(out)
 }
 
+/// Puts every entry's line into the index in one pass: as
+/// [`upsert_entry`] for each, in order, but linear in the index and the
+/// entries together, for a batch such as an import of a thousand
+/// memories. An entry whose file has a line already replaces the first of
+/// its lines (further ones are dropped); the others are appended in their
+/// order. A later entry for the same file wins, in the place of the
+/// first.
+///
+/// ```
+/// use memdir_entrypoint::{upsert_entries, IndexEntry};
+/// let e = |t: &str, f: &str| IndexEntry { title: t.into(), file: f.into(), hook: String::new() };
+/// let index = "# Memory\n- [Old](a.md)\n";
+/// let out = upsert_entries(index, &[e("B", "b.md"), e("A", "a.md")])?;
+/// assert_eq!(out, "# Memory\n- [A](a.md)\n- [B](b.md)\n");
+/// # Ok::<(), memdir_entrypoint::EntrypointError>(())
+/// ```
+pub fn upsert_entries(index: &str, entries: &[IndexEntry]) -> Result<String, EntrypointError> {
+    let mut lines: std::collections::HashMap<String, (usize, String)> =
+        std::collections::HashMap::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let line = entry.to_line()?;
+        lines
+            .entry(entry.resolved_file()?)
+            .and_modify(|(_, old)| old.clone_from(&line))
+            .or_insert((i, line));
+    }
+    let mut out = String::with_capacity(index.len() + lines.len() * 100);
+    let mut placed = std::collections::HashSet::new();
+    for old in lines_with_ends(index) {
+        let Some(file) = linked_file(old) else {
+            out.push_str(old);
+            continue;
+        };
+        match lines.get(&file) {
+            Some((_, line)) => {
+                if placed.insert(file) {
+                    out.push_str(line);
+                    out.push_str(&old[old.trim_end_matches(['\r', '\n']).len()..]);
+                }
+            }
+            None => out.push_str(old),
+        }
+    }
+    let mut rest: Vec<&(usize, String)> = lines
+        .iter()
+        .filter(|(file, _)| !placed.contains(*file))
+        .map(|(_, v)| v)
+        .collect();
+    rest.sort_unstable_by_key(|(i, _)| *i);
+    let end = line_end_of(index);
+    for (_, line) in rest {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push_str(end);
+        }
+        out.push_str(line);
+        out.push_str(end);
+    }
+    Ok(out)
+}
+
 /// The first index line that links to `file`, read back as an entry: its
 /// title unescaped, and its hook (the text after ` — `, or empty). `None`
 /// when no line links to the file.
@@ -397,6 +457,24 @@ mod tests {
         let name = format!("{}.md", "n".repeat(190));
         let line = entry("N", &name, "hook").to_line().unwrap();
         assert_eq!(line, format!("- [N]({name})"));
+    }
+
+    /// A batch gives the same index as one upsert after another.
+    #[test]
+    fn a_batch_equals_upserts_in_order() {
+        let index = "# M\r\n- [A1](a.md)\r\n- [B](b.md)\r\n- [A2](./a.md)\r\nlast";
+        let entries = [
+            entry("C", "c.md", "c"),
+            entry("A", "a.md", "a"),
+            entry("D#", "d#.md", ""),
+            entry("C2", "c.md", "later wins"),
+        ];
+        let mut one_by_one = index.to_owned();
+        for e in &entries {
+            one_by_one = upsert_entry(&one_by_one, e).unwrap();
+        }
+        assert_eq!(upsert_entries(index, &entries).unwrap(), one_by_one);
+        assert_eq!(upsert_entries("", &[]).unwrap(), "");
     }
 
     #[test]

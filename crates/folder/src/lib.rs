@@ -13,6 +13,7 @@
 //!   (exclusive creation: of two writers of one name exactly one wins),
 //!   [`FolderLock::remove_file`].
 //! - [`FolderLock::add_memory`] — a new memory and its index line;
+//!   [`FolderLock::add_memories`] — many, with one index write;
 //!   [`FolderLock::index_files`] — index lines for files written another
 //!   way (an agent's Write); [`FolderLock::fix_index`] — the repair after
 //!   killed writes.
@@ -46,4 +47,4 @@ mod write;
 pub use error::FolderError;
 pub use folder::MemoryFolder;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, FolderLock, LOCK_FILE, STALE_TEMP_AGE};
-pub use memory::{Added, FixReport, Repair};
+pub use memory::{Added, BatchAdded, FixReport, Repair};

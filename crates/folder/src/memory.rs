@@ -1,9 +1,11 @@
 //! Memory-level changes: a new memory with its index line, and the repair
 //! of an index that a killed write left behind (SPEC R18.3).
 
+use std::collections::{HashMap, HashSet};
+
 use memdir_entrypoint::{
     ENTRYPOINT_NAME, FolderListing, IndexEntry, Lint, MAX_INDEX_READ_BYTES, decode_index,
-    lint_index, remove_entry, unlinked_files, upsert_entry,
+    lint_index, remove_entry, unlinked_files, upsert_entries, upsert_entry,
 };
 use memdir_memtypes::{MemdirValue, set_memdir_key};
 
@@ -35,6 +37,18 @@ pub enum Repair {
 pub struct Added {
     /// Other memories that had no index line and got one (left by a write
     /// that was killed between its topic file and its index line).
+    pub repaired: Vec<String>,
+}
+
+/// What [`FolderLock::add_memories`] did.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct BatchAdded {
+    /// What became of each memory, in the order given: created with its
+    /// line, or the error that left it out (a name taken in any letter
+    /// case is [`FolderError::AlreadyExists`]).
+    pub outcomes: Vec<Result<(), FolderError>>,
+    /// Other memories that had no index line and got one.
     pub repaired: Vec<String>,
 }
 
@@ -97,6 +111,115 @@ impl FolderLock<'_> {
         self.create_new(file, contents)?;
         self.write(ENTRYPOINT_NAME, next.as_bytes())?;
         Ok(added)
+    }
+
+    /// Adds many new memories under one hold of the lock, with one index
+    /// write: as [`add_memory`](Self::add_memory) for each of `memories`
+    /// (`(file, contents, entry)`), but linear in their number where one
+    /// call each would read, list and rewrite the folder each time. Each
+    /// file is created exclusively; one whose name exists in any letter
+    /// case (or that cannot be created) gets its error in
+    /// [`BatchAdded::outcomes`] and no line, and the others go on. The
+    /// index gets the lines of the files created, in order, once they
+    /// all are; a crash before that leaves unindexed memories, which the
+    /// next write or [`fix_index`](Self::fix_index) indexes.
+    pub fn add_memories(
+        &self,
+        memories: &[(&str, &[u8], &IndexEntry)],
+        repair: Repair,
+    ) -> Result<BatchAdded, FolderError> {
+        let index = self.read_index()?;
+        // Refuse before writing anything if the index cannot take a line.
+        for (_, _, entry) in memories {
+            entry.to_line()?;
+        }
+        let mut names: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
+        let mut outcomes = Vec::with_capacity(memories.len());
+        let mut lines = Vec::with_capacity(memories.len());
+        let mut replaced = HashSet::new();
+        for &(file, contents, entry) in memories {
+            let outcome = self.create_in_batch(file, contents, &mut names);
+            if outcome.is_ok() {
+                lines.push(entry.clone());
+                for old in memdir_memtypes::parse_memory(contents).supersedes {
+                    replaced.insert(old.trim_start_matches("./").to_owned());
+                }
+            }
+            outcomes.push(outcome);
+        }
+        // Each new name is made durable by one fsync of its folder, after
+        // all of them and before the index names them.
+        let mut synced = HashSet::new();
+        for ((file, _, _), outcome) in memories.iter().zip(&outcomes) {
+            let parent = file.rsplit_once('/').map_or("", |(p, _)| p);
+            if outcome.is_ok() && synced.insert(parent) {
+                self.sync_folder_of(file)?;
+            }
+        }
+        let mut next = upsert_entries(&index, &lines)?;
+        let mut added = BatchAdded {
+            outcomes,
+            repaired: Vec::new(),
+        };
+        if repair == Repair::Orphans {
+            let orphans: Vec<IndexEntry> = self
+                .unindexed_entries(&next)?
+                .into_iter()
+                .filter(|(rel, _)| !replaced.contains(rel))
+                .map(|(rel, line)| {
+                    added.repaired.push(rel);
+                    line
+                })
+                .collect();
+            next = upsert_entries(&next, &orphans)?;
+        }
+        if next != index {
+            self.write(ENTRYPOINT_NAME, next.as_bytes())?;
+        }
+        Ok(added)
+    }
+
+    /// Creates one file of a batch, refusing a name another file of its
+    /// folder has in any letter case; `names` caches each folder's names.
+    fn create_in_batch(
+        &self,
+        file: &str,
+        contents: &[u8],
+        names: &mut HashMap<Vec<String>, HashSet<String>>,
+    ) -> Result<(), FolderError> {
+        let (parents, name) = crate::folder::split(file)?;
+        let key: Vec<String> = parents.iter().map(|p| (*p).to_owned()).collect();
+        if !names.contains_key(&key) {
+            let listed = match self.folder.descend(file, &parents, false)? {
+                Some(dir) => dir
+                    .entries()
+                    .map_err(|source| FolderError::Io {
+                        path: self.folder.join(file),
+                        step: "list the folder of",
+                        source,
+                    })?
+                    .filter_map(Result::ok)
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .map(|n| n.to_lowercase())
+                    .collect(),
+                None => HashSet::new(),
+            };
+            names.insert(key.clone(), listed);
+        }
+        let lower = name.to_lowercase();
+        let taken = names.get(&key).is_some_and(|n| n.contains(&lower));
+        if taken {
+            let existing = self
+                .existing_in_any_case(file)?
+                .unwrap_or_else(|| file.to_owned());
+            return Err(FolderError::AlreadyExists {
+                folder: self.folder.path.clone(),
+                existing,
+            });
+        }
+        self.create_new_synced(file, contents, false)?;
+        names.entry(key).or_default().insert(lower);
+        Ok(())
     }
 
     /// Repairs the folder after killed writes: every memory file that no

@@ -49,6 +49,18 @@ impl FolderLock<'_> {
     /// succeeds, and the other gets [`FolderError::AlreadyExists`]. The
     /// content appears whole or not at all.
     pub fn create_new(&self, rel: &str, contents: &[u8]) -> Result<(), FolderError> {
+        self.create_new_synced(rel, contents, true)
+    }
+
+    /// [`create_new`](Self::create_new); without `sync_folder`, the folder
+    /// holding the new name is not fsynced: the caller of a batch does it
+    /// once for all of them ([`sync_folder_of`](Self::sync_folder_of)).
+    pub(crate) fn create_new_synced(
+        &self,
+        rel: &str,
+        contents: &[u8],
+        sync_folder: bool,
+    ) -> Result<(), FolderError> {
         let (parents, name) = split(rel)?;
         let dir = self.parent_dir(rel, &parents)?;
         let temp = self.write_temp(&dir, rel, contents, 0o644)?;
@@ -67,6 +79,7 @@ impl FolderLock<'_> {
             Err(_) => match dir.symlink_metadata(name) {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     return match dir.rename(&temp, &dir, name) {
+                        Ok(()) if !sync_folder => Ok(()),
                         Ok(()) => {
                             sync_dir(&dir).map_err(|s| self.io(rel, "fsync the folder of", s))
                         }
@@ -84,6 +97,17 @@ impl FolderLock<'_> {
         };
         let _ = dir.remove_file(&temp);
         result?;
+        if !sync_folder {
+            return Ok(());
+        }
+        sync_dir(&dir).map_err(|source| self.io(rel, "fsync the folder of", source))
+    }
+
+    /// Fsyncs the folder that holds `rel`, so that names created in it
+    /// without a sync of their own are durable.
+    pub(crate) fn sync_folder_of(&self, rel: &str) -> Result<(), FolderError> {
+        let (parents, _) = split(rel)?;
+        let dir = self.parent_dir(rel, &parents)?;
         sync_dir(&dir).map_err(|source| self.io(rel, "fsync the folder of", source))
     }
 

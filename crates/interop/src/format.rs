@@ -50,6 +50,23 @@ impl Format {
     }
 }
 
+impl Format {
+    /// The one file the format is written to, for the formats that are one
+    /// file (`memory.jsonl`, `GEMINI.md`, `QWEN.md`, `AGENTS.md`,
+    /// `CLAUDE.md`); `None` for those that are a folder of files.
+    #[must_use]
+    pub fn file_name(self) -> Option<&'static str> {
+        match self {
+            Format::McpMemoryJsonl => Some("memory.jsonl"),
+            Format::GeminiMd => Some("GEMINI.md"),
+            Format::QwenMemory => Some("QWEN.md"),
+            Format::AgentsMd => Some("AGENTS.md"),
+            Format::ClaudeMd => Some("CLAUDE.md"),
+            Format::ClineMemoryBank | Format::CursorRules => None,
+        }
+    }
+}
+
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.cli_name())

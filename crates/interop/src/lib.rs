@@ -173,7 +173,16 @@ pub enum InteropError {
         /// The path given.
         path: PathBuf,
     },
-    /// Listing the input folder failed.
+    /// A folder was given for a one-file format, and it does not hold the
+    /// format's file.
+    #[error("cannot import from {}: it is a folder without {file}; give the file", folder.display())]
+    NoFileInFolder {
+        /// The folder given.
+        folder: PathBuf,
+        /// The format's file, which the folder does not hold.
+        file: &'static str,
+    },
+    /// A folder to import could not be listed.
     #[error("cannot list the folder {}", path.display())]
     ListFolder {
         /// The folder.
@@ -207,11 +216,30 @@ pub enum InteropError {
 
 /// Reads `path` in `format` into memories.
 ///
-/// `path` is the file for the one-file formats and the folder for
-/// [`Format::ClineMemoryBank`] (`memory-bank/` or the folder holding it)
-/// and [`Format::CursorRules`] (`.cursor/rules/` or the project holding it).
+/// `path` is the file for the one-file formats (or the folder holding
+/// it, such as the folder an export wrote: [`Format::file_name`] in it is
+/// read) and the folder for [`Format::ClineMemoryBank`] (`memory-bank/`
+/// or the folder holding it) and [`Format::CursorRules`] (`.cursor/rules/`
+/// or the project holding it).
 pub fn import(format: Format, path: &Path) -> Result<Imported, InteropError> {
     log::debug!("importing {} from {}", format, path.display());
+    let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+    // A folder given for a one-file format is the folder an export of it
+    // wrote: its file is read (Qwen Code's folder is its auto memory,
+    // unless it holds the QWEN.md an export wrote).
+    let in_folder = format.file_name().map(|name| path.join(name));
+    let path = match &in_folder {
+        Some(file) if is_dir && (format != Format::QwenMemory || file.is_file()) => {
+            if std::fs::symlink_metadata(file).is_err() {
+                return Err(InteropError::NoFileInFolder {
+                    folder: path.to_owned(),
+                    file: format.file_name().unwrap_or_default(),
+                });
+            }
+            file.as_path()
+        }
+        _ => path,
+    };
     match format {
         Format::McpMemoryJsonl => mcp::import(path),
         Format::ClineMemoryBank => files::import_cline(path),

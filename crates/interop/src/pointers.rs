@@ -120,11 +120,7 @@ fn import_sections(text: &str, path: &Path, collector: &mut Collector) {
 }
 
 fn file_name(format: Format) -> &'static str {
-    if format == Format::ClaudeMd {
-        "CLAUDE.md"
-    } else {
-        "AGENTS.md"
-    }
+    format.file_name().expect("the format is one file")
 }
 
 /// `existing` with memdir's block replaced (or appended); the user's text

@@ -22,11 +22,7 @@ fn heading(format: Format) -> &'static str {
 }
 
 fn file_name(format: Format) -> &'static str {
-    if format == Format::QwenMemory {
-        "QWEN.md"
-    } else {
-        "GEMINI.md"
-    }
+    format.file_name().expect("the format is one file")
 }
 
 /// Lines of `text` with their byte ranges, each range including its line

@@ -22,7 +22,8 @@ never through a symbolic link; a second export changes nothing.
 Examples:
   memdir export agents-md --dry-run      # the change as a diff
   memdir export cursor                   # .cursor/rules/<name>.mdc in the project
-  memdir export mcp-memory /tmp/out --json
+  memdir export mcp-memory /tmp/out --json   # /tmp/out/memory.jsonl
+  memdir export mcp-memory backup.jsonl      # that file; memdir import mcp-memory backup.jsonl reads it
 
 JSON: {memories, files: [{path, change, diff?}], notes, dryRun}
 
@@ -41,7 +42,8 @@ pub(crate) struct ImportArgs {
     /// The format of PATH (see below).
     #[arg(value_name = "FORMAT")]
     format: InteropFormat,
-    /// The file or folder to read.
+    /// The file or folder to read; for a one-file format, a folder is the
+    /// folder holding its file (as `memdir export FORMAT DIR` wrote it).
     #[arg(value_name = "PATH")]
     path: PathBuf,
     /// Import into the team folder (secret-checked) instead of the private one.
@@ -69,8 +71,11 @@ pub(crate) struct ExportArgs {
     #[arg(value_name = "FORMAT")]
     format: InteropFormat,
     /// The folder to write into; default: the project's work tree, where
-    /// the other tool looks. A file the user also writes (AGENTS.md,
-    /// CLAUDE.md, GEMINI.md, QWEN.md) changes only in memdir's part.
+    /// the other tool looks. For a one-file format (mcp-memory, gemini,
+    /// qwen, agents-md, claude-md), PATH may name the file itself: an
+    /// existing file, or a new name with an extension (`out.jsonl`). A file
+    /// the user also writes (AGENTS.md, CLAUDE.md, GEMINI.md, QWEN.md)
+    /// changes only in memdir's part.
     #[arg(value_name = "PATH")]
     path: Option<PathBuf>,
     /// Export the team folder instead of the private one.

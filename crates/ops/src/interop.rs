@@ -5,14 +5,17 @@
 //! export writes the other tool's files, changing only memdir's part of a
 //! file the user also writes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use memdir_interop::{ExportFile, Format, Memory, Skipped};
 use memdir_memtypes::{MemoryType, parse_memory};
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 
-use crate::memory::{MAX_MEMORY_BYTES, memory_file_name};
+use memdir_entrypoint::IndexEntry;
+use memdir_folder::{FolderError, MemoryFolder, Repair};
+
+use crate::memory::{MAX_MEMORY_BYTES, Prepared, SaveOptions, memory_file_name, prepare};
 use crate::{NewMemory, OpsError, Project, Scope};
 
 /// What became of one imported memory.
@@ -110,12 +113,35 @@ impl Project {
         let imported = memdir_interop::import(format, path)?;
         let folder = self.folder(scope)?;
         let mut existing = read_memories(folder.as_std_path(), scope)?;
+        let mut bodies: HashMap<String, String> = existing
+            .iter()
+            .filter(|(_, m)| !m.memory.body.trim().is_empty())
+            .map(|(file, m)| (m.memory.body.trim().to_owned(), file.clone()))
+            .collect();
         let mut report = ImportReport {
             memories: Vec::with_capacity(imported.memories.len()),
             skipped: imported.skipped,
         };
+        // Decided in memory first; what is to be written then goes in one
+        // batch, under one hold of the lock, with one index write.
+        let mut pending: Vec<(usize, Prepared)> = Vec::new();
         for memory in imported.memories {
-            let outcome = self.import_one(&memory, scope, dry_run, &mut existing);
+            let outcome = match decide(&memory, scope, &existing, &bodies) {
+                Ok(prepared) => {
+                    let file = prepared.file.clone();
+                    existing.insert(
+                        file.clone(),
+                        Stored {
+                            memory: memory.clone(),
+                            superseded: false,
+                        },
+                    );
+                    bodies.insert(memory.body.trim().to_owned(), file.clone());
+                    pending.push((report.memories.len(), prepared));
+                    ImportOutcome::WouldWrite(file)
+                }
+                Err(outcome) => outcome,
+            };
             report.memories.push(ImportedMemory {
                 name: memory.name,
                 memory_type: memory.memory_type,
@@ -123,79 +149,57 @@ impl Project {
                 outcome,
             });
         }
-        Ok(report)
-    }
-
-    fn import_one(
-        &self,
-        memory: &Memory,
-        scope: Scope,
-        dry_run: bool,
-        existing: &mut BTreeMap<String, Stored>,
-    ) -> ImportOutcome {
-        let file = match memory_file_name(&memory.name) {
-            Ok(file) => file,
-            Err(e) => return ImportOutcome::Refused(e.to_string()),
-        };
-        if let Some(Stored { memory: there, .. }) = existing.get(&file) {
-            return if same_text(&there.body, &memory.body)
-                && there.description.trim() == memory.description.trim()
-            {
-                ImportOutcome::AlreadyPresent(file)
-            } else {
-                ImportOutcome::NameTaken(file)
-            };
+        if dry_run || pending.is_empty() {
+            return Ok(report);
         }
-        if let Some((other, _)) = existing
+        let handle = MemoryFolder::create(folder.as_std_path())?;
+        let lock = handle.lock(self.lock_timeout())?;
+        let items: Vec<(&str, &[u8], &IndexEntry)> = pending
             .iter()
-            .find(|(_, m)| same_text(&m.memory.body, &memory.body))
-        {
-            return ImportOutcome::SameContentAs(other.clone());
+            .map(|(_, p)| (p.file.as_str(), p.rendered.as_bytes(), &p.entry))
+            .collect();
+        let repair = match scope {
+            Scope::Private => Repair::Orphans,
+            Scope::Team => Repair::None,
+        };
+        let batch = lock.add_memories(&items, repair)?;
+        drop(lock);
+        for repaired in &batch.repaired {
+            log::info!(
+                "indexed {repaired}, which an interrupted write had left without an index line"
+            );
         }
-        if !dry_run {
-            let new = NewMemory {
-                name: memory.name.clone(),
-                description: memory.description.clone(),
-                memory_type: memory.memory_type,
-                body: memory.body.clone(),
-                title: None,
-            };
-            match self.save_memory(scope, &new) {
-                Ok(_) => {}
+        for ((at, prepared), result) in pending.iter().zip(batch.outcomes) {
+            let entry = &mut report.memories[*at];
+            let file = prepared.file.clone();
+            entry.outcome = match result {
+                Ok(()) => ImportOutcome::Written(file),
                 // Another writer (another import of the same input) made
                 // the file since the folder was read: the same memory, or
                 // a different one under this name.
-                Err(OpsError::AlreadyExists { folder, .. }) => {
-                    let same = read_memory(&folder.join(&file)).is_some_and(|there| {
-                        same_text(&there.body, &memory.body)
-                            && there.description.trim() == memory.description.trim()
+                Err(FolderError::AlreadyExists { folder, existing }) => {
+                    let same = read_memory(&folder.join(&existing)).is_some_and(|there| {
+                        same_text(&there.body, &prepared_body(prepared))
+                            && there.description.trim() == entry.description.trim()
                     });
-                    return if same {
-                        ImportOutcome::AlreadyPresent(file)
+                    if same {
+                        ImportOutcome::AlreadyPresent(existing)
                     } else {
-                        ImportOutcome::NameTaken(file)
-                    };
+                        ImportOutcome::NameTaken(existing)
+                    }
                 }
-                Err(e) => return ImportOutcome::Refused(e.to_string()),
-            }
+                Err(e) => ImportOutcome::Refused(OpsError::from(e).to_string()),
+            };
         }
-        existing.insert(
-            file.clone(),
-            Stored {
-                memory: memory.clone(),
-                superseded: false,
-            },
-        );
-        if dry_run {
-            ImportOutcome::WouldWrite(file)
-        } else {
-            ImportOutcome::Written(file)
-        }
+        Ok(report)
     }
 
     /// Exports the memories of the `scope` folder in `format` into the
     /// folder `dest` (`None`: the project's work tree, where the other
-    /// tool looks); with `dry_run`, only says what it would write.
+    /// tool looks); with `dry_run`, only says what it would write. For a
+    /// format that is one file, a `dest` that names a file (an existing
+    /// file, or a new path whose name has an extension, `out.jsonl`) is
+    /// that file, so that `import` of the same path reads it back.
     pub fn export_memories(
         &self,
         format: Format,
@@ -215,7 +219,28 @@ impl Project {
             },
             Path::to_path_buf,
         );
-        let single = memdir_interop::export(format, &memories, None)?;
+        // A path naming a file, for a one-file format, is that file.
+        let (dest, file_name) = match format.file_name() {
+            Some(_) if names_a_file(&dest) => match (dest.parent(), dest.file_name()) {
+                (Some(parent), Some(name)) => (
+                    if parent.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        parent.to_path_buf()
+                    },
+                    Some(name.to_string_lossy().into_owned()),
+                ),
+                _ => (dest, None),
+            },
+            _ => (dest, None),
+        };
+        let rename = |mut files: Vec<ExportFile>| {
+            if let (Some(name), [only]) = (&file_name, files.as_mut_slice()) {
+                only.rel_path.clone_from(name);
+            }
+            files
+        };
+        let single = rename(memdir_interop::export(format, &memories, None)?);
         // A format written into one file the user may also write gets that
         // file's text, so that only memdir's part of it changes.
         let existing = match single.as_slice() {
@@ -223,7 +248,7 @@ impl Project {
             _ => None,
         };
         let files = match &existing {
-            Some(text) => memdir_interop::export(format, &memories, Some(text))?,
+            Some(text) => rename(memdir_interop::export(format, &memories, Some(text))?),
             None => single,
         };
         let mut report = ExportReport {
@@ -235,6 +260,54 @@ impl Project {
             report.files.push(write_export(&dest, &file, dry_run)?);
         }
         Ok(report)
+    }
+}
+
+/// What to do with one imported memory, judged against the folder as read
+/// (`existing`, and its texts in `bodies`): write it (its checked file and
+/// line), or the outcome that says why not.
+fn decide(
+    memory: &Memory,
+    scope: Scope,
+    existing: &BTreeMap<String, Stored>,
+    bodies: &HashMap<String, String>,
+) -> Result<Prepared, ImportOutcome> {
+    let file = memory_file_name(&memory.name).map_err(|e| ImportOutcome::Refused(e.to_string()))?;
+    if let Some(Stored { memory: there, .. }) = existing.get(&file) {
+        return Err(
+            if same_text(&there.body, &memory.body)
+                && there.description.trim() == memory.description.trim()
+            {
+                ImportOutcome::AlreadyPresent(file)
+            } else {
+                ImportOutcome::NameTaken(file)
+            },
+        );
+    }
+    if let Some(other) = bodies.get(memory.body.trim()) {
+        return Err(ImportOutcome::SameContentAs(other.clone()));
+    }
+    let new = NewMemory {
+        name: memory.name.clone(),
+        description: memory.description.clone(),
+        memory_type: memory.memory_type,
+        body: memory.body.clone(),
+        title: None,
+    };
+    prepare(scope, &new, &SaveOptions::default()).map_err(|e| ImportOutcome::Refused(e.to_string()))
+}
+
+/// The text a prepared memory's file holds after its frontmatter.
+fn prepared_body(prepared: &Prepared) -> String {
+    parse_memory(prepared.rendered.as_bytes()).body
+}
+
+/// Whether an export destination names a file rather than a folder: an
+/// existing file (or link), or a new path whose name has an extension.
+fn names_a_file(path: &Path) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => !meta.is_dir(),
+        Err(_) => path.extension().is_some(),
     }
 }
 

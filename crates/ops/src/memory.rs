@@ -133,48 +133,14 @@ impl Project {
         memory: &NewMemory,
         options: &SaveOptions,
     ) -> Result<Saved, OpsError> {
-        let supersedes = options.supersedes.as_slice();
-        if scope == Scope::Team && !memory.memory_type.may_be_shared() {
-            return Err(OpsError::NotShareable);
-        }
-        refuse_control_characters("description", &memory.description)?;
-        if let Some(title) = &memory.title {
-            refuse_control_characters("title", title)?;
-        }
-        refuse_control_characters("text", &memory.body)?;
-        let description = one_line(&memory.description);
-        if description.is_empty() {
-            return Err(OpsError::Empty(
-                "the description is empty; give one specific line saying what the memory holds",
-            ));
-        }
-        if memory.body.trim().is_empty() {
-            return Err(OpsError::Empty("the memory's text is empty"));
-        }
+        let Prepared {
+            file,
+            rendered,
+            entry,
+            kept_secrets,
+            old_files,
+        } = prepare(scope, memory, options)?;
         let folder_path = self.folder(scope)?;
-        let file = memory_file_name(&memory.name)?;
-        let header = Header {
-            name: Some(memory.name.clone()),
-            description: Some(description.clone()),
-            memory_type: Some(memory.memory_type),
-        };
-        let old_files = supersedes
-            .iter()
-            .map(|old| memory_file_name(old.trim().strip_suffix(".md").unwrap_or(old.trim())))
-            .collect::<Result<Vec<String>, OpsError>>()?;
-        let mut rendered = render_memory(&header, &with_final_newline(&memory.body));
-        if !old_files.is_empty() {
-            let names = memdir_memtypes::MemdirValue::Names(old_files.clone());
-            rendered = memdir_memtypes::set_memdir_key(&rendered, "supersedes", Some(&names));
-        }
-        refuse_oversized(scope, &rendered)?;
-        let entry = IndexEntry {
-            title: memory.title.clone().unwrap_or_else(|| memory.name.clone()),
-            file: file.clone(),
-            hook: description,
-        };
-        let kept_secrets =
-            check_secrets(scope, &rendered, &entry.to_line()?, options.allow_secret)?;
         let folder = MemoryFolder::create(folder_path.as_std_path())?;
         let lock = folder.lock(self.lock_timeout())?;
         for old in &old_files {
@@ -328,6 +294,76 @@ impl Project {
             path: folder_path.join(&file),
         })
     }
+}
+
+/// A new memory checked and rendered, ready to be written.
+pub(crate) struct Prepared {
+    /// Its file name.
+    pub(crate) file: String,
+    /// Its file's text.
+    pub(crate) rendered: String,
+    /// Its index line.
+    pub(crate) entry: IndexEntry,
+    /// Secrets found and kept, as the options allowed.
+    pub(crate) kept_secrets: Vec<SecretFound>,
+    /// The files of the memories it supersedes.
+    pub(crate) old_files: Vec<String>,
+}
+
+/// Every check of a new memory that needs no disk (names, fields, size,
+/// secrets), and its file and index line as they would be written.
+pub(crate) fn prepare(
+    scope: Scope,
+    memory: &NewMemory,
+    options: &SaveOptions,
+) -> Result<Prepared, OpsError> {
+    let supersedes = options.supersedes.as_slice();
+    if scope == Scope::Team && !memory.memory_type.may_be_shared() {
+        return Err(OpsError::NotShareable);
+    }
+    refuse_control_characters("description", &memory.description)?;
+    if let Some(title) = &memory.title {
+        refuse_control_characters("title", title)?;
+    }
+    refuse_control_characters("text", &memory.body)?;
+    let description = one_line(&memory.description);
+    if description.is_empty() {
+        return Err(OpsError::Empty(
+            "the description is empty; give one specific line saying what the memory holds",
+        ));
+    }
+    if memory.body.trim().is_empty() {
+        return Err(OpsError::Empty("the memory's text is empty"));
+    }
+    let file = memory_file_name(&memory.name)?;
+    let header = Header {
+        name: Some(memory.name.clone()),
+        description: Some(description.clone()),
+        memory_type: Some(memory.memory_type),
+    };
+    let old_files = supersedes
+        .iter()
+        .map(|old| memory_file_name(old.trim().strip_suffix(".md").unwrap_or(old.trim())))
+        .collect::<Result<Vec<String>, OpsError>>()?;
+    let mut rendered = render_memory(&header, &with_final_newline(&memory.body));
+    if !old_files.is_empty() {
+        let names = memdir_memtypes::MemdirValue::Names(old_files.clone());
+        rendered = memdir_memtypes::set_memdir_key(&rendered, "supersedes", Some(&names));
+    }
+    refuse_oversized(scope, &rendered)?;
+    let entry = IndexEntry {
+        title: memory.title.clone().unwrap_or_else(|| memory.name.clone()),
+        file: file.clone(),
+        hook: description,
+    };
+    let kept_secrets = check_secrets(scope, &rendered, &entry.to_line()?, options.allow_secret)?;
+    Ok(Prepared {
+        file,
+        rendered,
+        entry,
+        kept_secrets,
+        old_files,
+    })
 }
 
 /// Repairs the memory folder of the index `index_file` after interrupted

@@ -2,8 +2,8 @@
 //! The number of cases comes from `PROPTEST_CASES` (default 256).
 
 use memdir_entrypoint::{
-    IndexEntry, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, remove_entry,
-    truncate_entrypoint_content, upsert_entry,
+    IndexEntry, MAX_ENTRYPOINT_BYTES, MAX_ENTRYPOINT_LINES, MAX_INDEX_LINE_CHARS, find_entry,
+    remove_entry, truncate_entrypoint_content, upsert_entries, upsert_entry,
 };
 use proptest::prelude::*;
 
@@ -93,5 +93,46 @@ proptest! {
         let (without, removed) = remove_entry(&with, "topic/new-entry.md");
         prop_assert_eq!(removed, 1);
         prop_assert_eq!(without, index);
+    }
+
+    /// Whatever a name holds (`#`, `?`, `%`, spaces, parentheses, any
+    /// script), its line links back to exactly that file, stays within the
+    /// line limit, and a batch equals one upsert after another.
+    #[test]
+    fn every_name_round_trips_and_batches_equal_single_upserts(
+        names in proptest::collection::vec("[a-z#?% ()\\-_.汉é🦀]{1,24}", 1..12),
+        title in "\\PC{0,300}",
+        hook in "\\PC{0,600}",
+        base in proptest::collection::vec("[a-z#?%.]{1,8}", 0..6),
+    ) {
+        let base: String = base.iter().fold(String::new(), |mut out, n| {
+            for part in ["- [", n, "](", n, ".md)\n"] {
+                out.push_str(part);
+            }
+            out
+        });
+        let entries: Vec<IndexEntry> = names
+            .iter()
+            .map(|n| IndexEntry { title: title.clone(), file: format!("{n}.md"), hook: hook.clone() })
+            .filter(|e| e.to_line().is_ok())
+            .collect();
+        let mut one_by_one = base.clone();
+        for e in &entries {
+            let line = e.to_line().unwrap();
+            prop_assert!(line.chars().count() <= MAX_INDEX_LINE_CHARS.max(e.file.chars().count() + 8), "{line}");
+            one_by_one = upsert_entry(&one_by_one, e).unwrap();
+        }
+        prop_assert_eq!(upsert_entries(&base, &entries).unwrap(), one_by_one.clone());
+        for e in &entries {
+            let found = find_entry(&one_by_one, &e.file);
+            prop_assert!(found.is_some(), "{} lost its line in {:?}", e.file, one_by_one);
+        }
+        // Lines of the base index that name other files are all still there.
+        for line in base.lines() {
+            let file = &line[line.find("](").unwrap() + 2..line.len() - 1];
+            if !entries.iter().any(|e| e.file == file) {
+                prop_assert!(one_by_one.lines().any(|l| l == line), "{line} was replaced");
+            }
+        }
     }
 }

@@ -549,3 +549,42 @@ fn a_fifo_or_link_in_the_way_of_an_import_is_not_written_through() {
     assert_eq!(outcome("freeze"), "written", "{json}");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine\n");
 }
+
+/// What `export FORMAT PATH` writes, `import FORMAT PATH` reads back: a
+/// PATH naming a file is that file, and a folder an export wrote is read
+/// through the format's file in it.
+#[test]
+fn export_and_import_of_one_path_meet() {
+    let w = World::new();
+    w.seed();
+    for (format, path, file) in [
+        ("mcp-memory", "out.jsonl", "out.jsonl"),
+        ("mcp-memory", "outdir", "outdir/memory.jsonl"),
+        ("gemini", "notes/G.md", "notes/G.md"),
+        ("gemini", "gdir", "gdir/GEMINI.md"),
+    ] {
+        let target = w.path(path);
+        let out = w.run("memory", &["export", format, target.to_str().unwrap()]);
+        assert!(out.status.success(), "{format} {path}: {out:?}");
+        assert!(w.path(file).is_file(), "{format} {path}: no {file}");
+        assert!(!w.path(&format!("{file}/memory.jsonl")).exists());
+        let fresh = format!("fresh-{}", path.replace('/', "-"));
+        std::fs::create_dir_all(w.path(&fresh)).unwrap();
+        let out = w.run(
+            &fresh,
+            &["import", format, target.to_str().unwrap(), "--json"],
+        );
+        assert!(out.status.success(), "{format} {path}: {out:?}");
+        assert_eq!(memories(&w.path(&fresh)).len(), 5, "{format} {path}");
+    }
+    // A folder without the format's file is refused, naming what is missing.
+    let out = w.run(
+        "empty",
+        &["import", "mcp-memory", w.path("project").to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("folder without memory.jsonl"),
+        "{out:?}"
+    );
+}
