@@ -72,7 +72,12 @@ pub(crate) fn cases() -> Result<Vec<Case>, String> {
     let mut on_disk: Vec<String> = std::fs::read_dir(set_dir.join("memory"))
         .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".md") && n != "MEMORY.md")
+        .filter(|n| {
+            std::path::Path::new(n)
+                .extension()
+                .is_some_and(|e| e == "md")
+                && n != "MEMORY.md"
+        })
         .collect();
     on_disk.sort();
     let labelled: Vec<String> = labels.files.keys().cloned().collect();
