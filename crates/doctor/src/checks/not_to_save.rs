@@ -251,17 +251,13 @@ fn debugging(body: &Body<'_>, subject: &str) -> Option<usize> {
         return Some(line);
     }
     let told = |l: &&shape::Line<'_>| !l.rationale && l.kind == Kind::Text;
-    // Steps: numbered ones with a debugging verb, or bullets that start
-    // with one.
+    // Steps: list items with a debugging verb ("if it didn't, re-run the
+    // job" is one).
     let steps: Vec<&shape::Line<'_>> = body
         .lines
         .iter()
         .filter(told)
-        .filter(|l| match l.item {
-            Some(Item::Ordered) => step_verbs(l.prose) > 0,
-            Some(Item::Bullet) => starts_with_verb(l.prose),
-            _ => false,
-        })
+        .filter(|l| matches!(l.item, Some(Item::Ordered | Item::Bullet)) && step_verbs(l.prose) > 0)
         .collect();
     if let Some(step) = steps.first().filter(|_| steps.len() >= MIN_RECIPE_STEPS) {
         // The steps are a recipe when what they are for failed: said in
@@ -316,16 +312,6 @@ fn step_verbs(text: &str) -> usize {
             !NEGATED.is_match(before) && !AS_NOUN.is_match(before)
         })
         .count()
-}
-
-/// Whether a bulleted line starts (after its marker) with a debugging
-/// verb.
-fn starts_with_verb(prose: &str) -> bool {
-    let item = prose
-        .trim_start()
-        .trim_start_matches(['-', '*', '+', '•'])
-        .trim_start();
-    DEBUG_VERB.find(item).is_some_and(|m| m.start() == 0)
 }
 
 /// Two lines of a stack trace (`at f (file:1)`, `File "x", line 1`).
@@ -463,6 +449,16 @@ mod tests {
             &[(1, Debugging)],
         );
         check("", "- rerun the job\n- restart `minio`\n", &[]);
+        check(
+            "",
+            "`T.retries` flakes once in ten runs. When it goes red:\n- if the mock is down, re-run the job\n- if not, raise the timeout and run it again\n",
+            &[(2, Debugging)],
+        );
+        check(
+            "",
+            "构建时报 `no space left on device`：先执行 `docker system prune`，再清理缓存，然后重新构建。\n",
+            &[(1, Debugging)],
+        );
         check(
             "the flaky upload test",
             "- rerun the job\n- restart `minio`\n",

@@ -60,7 +60,7 @@ pub(super) static FIX_STORY: LazyLock<Regex> = LazyLock::new(|| {
 /// Something broke: the subject of a debugging recipe.
 pub(super) static FAILURE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:fail(?:s|ed|ing|ure|ures)?|flaky|flakes?|flakiness|broken|breaks|crash(?:es|ed|ing)?|errors?|exceptions?|hangs?|hung|time[sd]? out|timeouts?|not found|segfaults?|panics?|5\d\ds|(?:HTTP|status) 5\d\d|ECONN\w+|ENOENT|EACCES|EADDRINUSE|ETIMEDOUT)\b",
+        r"(?i)\b(?:fail(?:s|ed|ing|ure|ures)?|flaky|flakes?|flakiness|broken|breaks|crash(?:es|ed|ing)?|errors?|exceptions?|hangs?|hung|time[sd]? out|timeouts?|not found|segfaults?|panics?|5\d\ds|(?:HTTP|status) 5\d\d|ECONN\w+|ENOENT|EACCES|EADDRINUSE|ETIMEDOUT|(?:goes|turns|went|turned) red|no space left)\b",
         r"|失败|报错|出错|错误|崩溃|挂了|不稳定|超时|异常|落ち|失敗|エラー|不安定|クラッシュ|タイムアウト|例外",
     ))
 });
@@ -68,17 +68,18 @@ pub(super) static FAILURE: LazyLock<Regex> = LazyLock::new(|| {
 /// "When X fails, …": the condition a recipe starts from.
 pub(super) static WHEN_FAILS: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:when|if|whenever|once)\b[^.;\n]{0,80}?\b(?:fails?|failing|breaks|crash(?:es)?|errors? out|hangs|times out|is flaky|flakes|throws)\b",
-        r"|(?:如果|当|若)[^。；\n]{0,40}?(?:失败|报错|出错|崩溃|挂了|超时)|[^。\n]{0,40}?(?:落ちた|失敗した|エラーになった|エラーが出た)(?:とき|時|場合|ら)",
+        r"(?i)\b(?:when|if|whenever|once)\b[^.;\n]{0,80}?\b(?:fails?|failing|breaks|crash(?:es)?|errors? out|hangs|times out|is flaky|flakes|throws|goes red|turns red)\b",
+        r"|(?:如果|当|若)[^。；\n]{0,40}?(?:失败|报错|出错|崩溃|挂了|超时)|时(?:报错|报|失败|出错|崩溃)|的时候(?:报错|失败|出错)",
+        r"|[^。\n]{0,40}?(?:落ちた|失敗した|エラーになった|エラーが出た)(?:とき|時|場合|ら)|(?:とき|時)に?(?:エラー|失敗)",
     ))
 });
 
 /// A step of a recipe: the verbs of debugging.
 pub(super) static DEBUG_VERB: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:re-?run|run|restart|reboot|kill|clear|delete|remove|rm|wipe|purge|flush|reset|re-?install|rebuild|clean|retry|check|verify|inspect|look at|reproduce|bump|downgrade|pin|revert|disable|re-?enable|stop|start)\b",
-        r"|删除|删掉|清除|清空|清理|重启|重新运行|重跑|重试|检查|确认|查看|重装|重新安装|杀掉|复现",
-        r"|削除|消す|消して|クリア|再起動|再実行|再試行|確認|実行|入れ直|やり直|再現",
+        r"(?i)\b(?:re-?run|run|restart|reboot|kill|clear|delete|remove|rm|wipe|purge|flush|reset|re-?install|rebuild|clean|retry|check|verify|inspect|look at|reproduce|bump|downgrade|pin|revert|disable|re-?enable|stop|start|look for|re-?deploy)\b",
+        r"|删除|删掉|清除|清空|清理|重启|重新(?:运行|构建|编译|部署|安装|启动)|重跑|重试|检查|确认|查看|重装|杀掉|复现|执行",
+        r"|削除|消す|消して|クリア|再起動|再実行|再試行|確認|実行|入れ直|やり直|再現|再ビルド|再デプロイ",
     ))
 });
 
@@ -101,6 +102,7 @@ pub(super) static AS_NOUN: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) static INCIDENT: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)\b(?:the|this|that) flaky (?:test|spec|job|check|step)\b|\bflaky (?:test|spec) `|\b(?:this|that|the same) (?:error|crash|failure|exception|flake|timeout)\b",
+        r"|\b(?:flakes|fails) (?:about |roughly )?(?:once in|sometimes|occasionally|now and then|intermittently|randomly)\b|\bis flaky\b",
         r"|这个(?:报错|错误|失败|不稳定的测试)|このエラー|この(?:不安定な)?テスト",
     ))
 });
