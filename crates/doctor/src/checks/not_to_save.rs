@@ -37,7 +37,8 @@ use crate::{Check, Finding, FolderView, MemoryFile, Severity};
 use shape::{Body, Item, Kind, with_body};
 use words::{
     ARCHITECTURE, AS_NOUN, CHANGE_REF, CODE_SYNTAX, COPY_THIS, DEBUG_VERB, FAILURE, FIX_STORY,
-    GIT_WORDS, HASH, INCIDENT, LIKE_THIS, NEGATED, RULE, TASK_HINT, TASK_STATUS, WHEN_FAILS,
+    GIT_WORDS, HASH, HISTORY_VERB, INCIDENT, LIKE_THIS, NEGATED, RULE, TASK_HINT, TASK_STATUS,
+    WHEN_FAILS,
 };
 
 /// The `not-to-save` check.
@@ -228,17 +229,19 @@ fn git_history(body: &Body<'_>) -> Option<usize> {
             .sum()
     };
     let words = count(&GIT_WORDS);
-    if words == 0 {
-        return None;
-    }
+    let refs = count(&CHANGE_REF);
     let hash = body.lines.iter().any(|l| {
         HASH.find_iter(l.narrative()).any(|m| {
             m.as_str().bytes().any(|b| b.is_ascii_digit())
                 && m.as_str().bytes().any(|b| b.is_ascii_alphabetic())
         })
     });
-    (hash || words >= 3 || count(&CHANGE_REF) >= 2)
-        .then(|| first_match(body, &GIT_WORDS, narrative))
+    if words > 0 && (hash || words >= 3 || refs >= 2) {
+        return first_match(body, &GIT_WORDS, narrative);
+    }
+    // A story told by change numbers: "moved to Kamal in #140".
+    (refs >= 2 && count(&HISTORY_VERB) >= 2)
+        .then(|| first_match(body, &HISTORY_VERB, narrative))
         .flatten()
 }
 
@@ -252,12 +255,15 @@ fn debugging(body: &Body<'_>, subject: &str) -> Option<usize> {
     }
     let told = |l: &&shape::Line<'_>| !l.rationale && l.kind == Kind::Text;
     // Steps: list items with a debugging verb ("if it didn't, re-run the
-    // job" is one).
+    // job" is one), or numbered ones that are only a command.
     let steps: Vec<&shape::Line<'_>> = body
         .lines
         .iter()
         .filter(told)
-        .filter(|l| matches!(l.item, Some(Item::Ordered | Item::Bullet)) && step_verbs(l.prose) > 0)
+        .filter(|l| {
+            matches!(l.item, Some(Item::Ordered | Item::Bullet)) && step_verbs(l.prose) > 0
+                || l.item == Some(Item::Ordered) && only_a_command(l)
+        })
         .collect();
     if let Some(step) = steps.first().filter(|_| steps.len() >= MIN_RECIPE_STEPS) {
         // The steps are a recipe when what they are for failed: said in
@@ -312,6 +318,15 @@ fn step_verbs(text: &str) -> usize {
             !NEGATED.is_match(before) && !AS_NOUN.is_match(before)
         })
         .count()
+}
+
+/// Whether a list item holds a command in a code span and nothing else.
+fn only_a_command(line: &shape::Line<'_>) -> bool {
+    let marker = shape::ITEM.find(line.prose).map_or(0, |m| m.end());
+    line.text.contains('`')
+        && line.prose[marker..]
+            .chars()
+            .all(|c| c.is_whitespace() || c.is_ascii_punctuation())
 }
 
 /// Two lines of a stack trace (`at f (file:1)`, `File "x", line 1`).
@@ -419,6 +434,12 @@ mod tests {
             "提交 9f1c2ab 把缓存换成了 Redis，后来回滚了。\n",
             &[(1, GitHistory)],
         );
+        check(
+            "",
+            "Switched to Actions in #88, went back for workers in #102.\n",
+            &[(1, GitHistory)],
+        );
+        check("", "Known SDK issues: #12 (auth) and #15 (retries).\n", &[]);
         // The story behind a rule is its rationale.
         check(
             "",
@@ -482,6 +503,16 @@ mod tests {
         check(
             "",
             "本地测试随机失败的解决步骤：\n1. 删除缓存\n2. 重启 watcher\n",
+            &[(1, Debugging)],
+        );
+        check(
+            "",
+            "`LoginTest` がたまに失敗する。手順:\n①キャッシュを消す\n②`docker compose restart selenium`\n",
+            &[(2, Debugging)],
+        );
+        check(
+            "",
+            "It was the keepalive: setting `keepalive_time_ms` made them go away.\n",
             &[(1, Debugging)],
         );
     }

@@ -78,7 +78,7 @@ impl<'a> Line<'a> {
     }
 }
 
-static ITEM: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static ITEM: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)^\s*(?:(?P<task>[-*+]\s+\[(?P<done>[ xX])\])|(?P<bullet>[-*+•]\s)|(?P<ordered>\d{1,2}[.)．]\s|\d{1,2}、|[①-⑳]|step\s*\d{1,2}\s*[:.)]|第[一二三四五六七八九十\d]{1,2}步|手順\s*\d))",
     )

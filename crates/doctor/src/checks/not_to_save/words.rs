@@ -36,6 +36,15 @@ pub(super) static GIT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// What a history is told with, besides git's own words: "switched to",
+/// "went back to", "moved … in #140".
+pub(super) static HISTORY_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)\b(?:switched|moved|went back|rewrote|rewritten|replaced|introduced|brought (?:it )?back|dropped|migrated|ported)\b",
+        r"|换成了|改成了|迁移到|切换到|に切り替え|に移行|書き直",
+    ))
+});
+
 /// A pull or merge request by number: `PR #482`, `#490`, `!12`.
 pub(super) static CHANGE_REF: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)(?:\b(?:PR|MR|pull request|merge request)\s*#?\d+|(?:^|[\s(（])[#!]\d{2,})")
@@ -51,9 +60,10 @@ pub(super) static FIX_STORY: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\bthe fix (?:was|is)\b|\bto debug (?:this|it)\b|\broot cause (?:was|is)\b|\b(?:fixed|solved|resolved) (?:it|this|that)? ?by\b",
         r"|\btraced (?:\w+ ){0,3}to\b|\bthe culprit (?:was|is)\b|\bturned out to be\b|\bworkaround (?:was|is)\b",
         r"|\b(?:errors?|failures?|crash(?:es)?|500s|warnings?|timeouts?) (?:stopped|went away|disappeared|are gone)\b|\b(?:passes|works|builds) again\b",
+        r"|\bmade (?:it|them|this|that|the \w+) (?:go away|stop|disappear|pass)\b",
         r"|traceback \(most recent call last\)|\bpanicked at\b",
         r"|(?m:^|[.;]\s+)(?:\*\*|__)?(?:the )?(?:fix|workaround|how to fix(?: it)?)(?:\*\*|__)?\s*:",
-        r"|修复方法是|解决方法是|解决办法是|解决步骤|排查步骤|处理步骤|修正方法は|直し方は|対処法|の対処|回避策は|해결 방법은|고친 방법은",
+        r"|修复方法是|解决方法是|解决办法是|解决步骤|排查步骤|处理步骤|就解决了|修正方法は|直し方は|対処法|の対処|回避策は|で直った|で解消した|で解決した|해결 방법은|고친 방법은",
     ))
 });
 
@@ -79,7 +89,7 @@ pub(super) static DEBUG_VERB: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"(?i)\b(?:re-?run|run|restart|reboot|kill|clear|delete|remove|rm|wipe|purge|flush|reset|re-?install|rebuild|clean|retry|check|verify|inspect|look at|reproduce|bump|downgrade|pin|revert|disable|re-?enable|stop|start|look for|re-?deploy)\b",
         r"|删除|删掉|清除|清空|清理|重启|重新(?:运行|构建|编译|部署|安装|启动)|重跑|重试|检查|确认|查看|重装|杀掉|复现|执行",
-        r"|削除|消す|消して|クリア|再起動|再実行|再試行|確認|実行|入れ直|やり直|再現|再ビルド|再デプロイ",
+        r"|削除|消す|消して|クリア|再起動|再実行|再試行|確認|実行|入れ直|やり直|再現|再ビルド|再デプロイ|流す|流し直|回し直",
     ))
 });
 
