@@ -36,18 +36,18 @@ use crate::text::body_first_line;
 use crate::{Check, Finding, FolderView, MemoryFile, Severity};
 use shape::{Body, Item, Kind, with_body};
 use words::{
-    ARCHITECTURE, AS_NOUN, CHANGE_REF, CODE_SYNTAX, COPY_THIS, DEBUG_VERB, FAILURE, FIX_STORY,
-    GIT_WORDS, HASH, HISTORY_VERB, INCIDENT, LIKE_THIS, NEGATED, RULE, TASK_HINT, TASK_STATUS,
-    WHEN_FAILS,
+    ARCHITECTURE, AS_NOUN, CHANGE_REF, CODE_SYNTAX, COMMAND, COPY_THIS, DEBUG_VERB, FAILURE,
+    FIX_STORY, GIT_WORDS, HASH, HISTORY_VERB, INCIDENT, LIKE_THIS, NEGATED, RULE, TASK_HINT,
+    TASK_STATUS, WHEN_FAILS,
 };
 
 /// The `not-to-save` check.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NotToSave;
 
-/// At least this share of the body's lines with content (not blank, not
-/// a fence marker) must be code (or file-listing entries) for the body to
-/// count as code (or a listing).
+/// At least this share of the body's non-blank lines (a fence's markers
+/// count) must be code (or file-listing entries) for the body to count as
+/// code (or a listing).
 const CODE_SHARE: f64 = 0.6;
 /// And at least this many lines.
 const MIN_CODE_LINES: usize = 3;
@@ -180,17 +180,24 @@ fn narrative<'l>(line: &'l shape::Line<'l>) -> &'l str {
 }
 
 fn code(body: &Body<'_>) -> Option<usize> {
-    // A file listing in a code block is a listing, reported as one.
-    let (lines, share) = body.share(|l| l.is_code() && !Body::is_path_entry(l));
-    if lines >= MIN_CODE_LINES && share >= CODE_SHARE {
-        return first(body, |l| l.is_code() && !Body::is_path_entry(l));
-    }
-    let snippet = body
+    let content: Vec<&shape::Line<'_>> = body
         .lines
         .iter()
         .filter(|l| matches!(l.kind, Kind::FencedCode | Kind::IndentedCode))
+        .collect();
+    let snippet = content
+        .iter()
         .filter(|l| CODE_SYNTAX.is_match(l.text))
         .count();
+    // A block that does not read as code (a commit message, a quoted
+    // sentence) does not make the memory code; a file listing in a code
+    // block is a listing, reported as one.
+    let commands = content.iter().filter(|l| COMMAND.is_match(l.text)).count();
+    let reads_as_code = (snippet + commands) * 2 > content.len();
+    let (lines, share) = body.share(|l| l.is_code() && !Body::is_path_entry(l));
+    if reads_as_code && lines >= MIN_CODE_LINES && share >= CODE_SHARE {
+        return first(body, |l| l.is_code() && !Body::is_path_entry(l));
+    }
     if snippet >= 1
         && let Some(line) = first_match(body, &COPY_THIS, prose)
     {
@@ -378,6 +385,12 @@ mod tests {
             "次のパターンで実装する。\n\n```kotlin\nfun f(x: Int) = g(x)\n```\n理由は下に。\nほかにも説明。\n",
             &[(1, Code)],
         );
+        // Mostly code, counting the fence's markers, as it always was.
+        check(
+            "",
+            "この書き方に揃える:\n\n```ts\nconst res = await http.get(url);\nif (!res.ok) throw new ApiError(res);\n```\n",
+            &[(3, Code)],
+        );
         // Shown "like this" wants two lines that look like code.
         check(
             "",
@@ -392,7 +405,7 @@ mod tests {
         // A one-line example in a rule, without the language of a pattern.
         check(
             "",
-            "Log with fields:\n\n```py\nlog.info(\"created\", id=o.id)\n```\n\n**Why:** Kibana filters on fields.\n",
+            "Log with fields:\n\n```py\nlog.info(\"created\", id=o.id)\n```\n\n**Why:** Kibana filters on fields.\n\n**How to apply:** in new log calls.\n",
             &[],
         );
     }

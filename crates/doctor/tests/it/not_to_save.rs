@@ -9,6 +9,10 @@ fn score(cases: &[Case], set: &str) -> Score {
     Score::of(cases.iter().filter(|c| set == "all" || c.set == set))
 }
 
+/// The floors are the scores measured when the tuning was finished:
+/// every memory of the doctor's folder and of the tuning set right, no
+/// false alarm on a fresh memory, and 5 of the 7 fresh ones that should
+/// be flagged found.
 #[test]
 #[allow(
     clippy::print_stdout,
@@ -28,8 +32,8 @@ fn precision_and_recall_stay_above_their_floors() {
     for (set, precision, recall) in [
         ("fixture", 1.0, 1.0),
         ("tuning", 1.0, 1.0),
-        ("fresh", 1.0, 0.57),
-        ("all", 1.0, 0.94),
+        ("fresh", 1.0, 0.71),
+        ("all", 1.0, 0.96),
     ] {
         let s = score(&cases, set);
         assert!(

@@ -170,15 +170,13 @@ impl<'a> Body<'a> {
         Body { text: body, lines }
     }
 
-    /// The lines with content: not blank, not a code fence's marker.
+    /// The non-blank lines (a code fence's markers are lines too).
     pub(super) fn filled(&self) -> impl Iterator<Item = &Line<'a>> {
-        self.lines
-            .iter()
-            .filter(|l| !matches!(l.kind, Kind::Blank | Kind::Fence))
+        self.lines.iter().filter(|l| l.kind != Kind::Blank)
     }
 
-    /// The share of the lines with content for which `pred` holds, and
-    /// how many lines that is.
+    /// The share of the non-blank lines for which `pred` holds, and how
+    /// many lines that is.
     pub(super) fn share(&self, pred: impl Fn(&Line<'a>) -> bool) -> (usize, f64) {
         let (mut n, mut total) = (0_usize, 0_usize);
         for line in self.filled() {

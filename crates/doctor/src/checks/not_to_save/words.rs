@@ -97,6 +97,10 @@ pub(super) static DEBUG_VERB: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) static CODE_SYNTAX: LazyLock<Regex> =
     LazyLock::new(|| re(r"[(){}\[\];=<>]|->|=>|^\s*[\w.-]+\s*:\s*\S"));
 
+/// A shell command: a lowercase program name and its arguments.
+pub(super) static COMMAND: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*(?:\$\s+)?[a-z][\w.-]*(?:\s+\S+)+\s*$"));
+
 /// "Don't …", "never …": the step is a rule, not a recipe.
 pub(super) static NEGATED: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:don'?t|do not|never|avoid|no need to)\s+$"));
