@@ -7,3 +7,4 @@ mod fixture;
 mod not_to_save;
 mod not_to_save_set;
 mod repair;
+mod secrets;
