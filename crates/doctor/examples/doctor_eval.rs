@@ -2,7 +2,10 @@
 //! and prints each check's precision and recall against
 //! `fixtures/doctor/labels.toml` (judged per file: a check fires on a file
 //! when it reports at least one finding there), then the near-duplicate
-//! check's precision and recall at several similarity thresholds.
+//! check's precision and recall at several similarity thresholds, then the
+//! `not-to-save` check on its own labelled set (`fixtures/doctor/not-to-save/`)
+//! per set: the doctor's folder, the memories it was tuned on, and those
+//! written after.
 //!
 //! `cargo xtask eval doctor`, or
 //! `cargo run -p memdir-doctor --example doctor_eval [-- --failures]`.
@@ -10,10 +13,14 @@
 #![allow(clippy::print_stdout, reason = "an evaluation prints its table")]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use memdir_doctor::{Doctor, FolderView, NearDuplicates};
+
+#[path = "../tests/it/not_to_save_set.rs"]
+mod not_to_save_set;
+
+use not_to_save_set::Score;
 
 #[derive(serde::Deserialize)]
 struct Labels {
@@ -27,33 +34,9 @@ struct Pairs {
     pairs: Vec<(String, String)>,
 }
 
-fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/doctor")
-}
-
-#[derive(Default)]
-struct Score {
-    tp: usize,
-    fp: usize,
-    fn_: usize,
-}
-
-impl Score {
-    #[allow(clippy::cast_precision_loss, reason = "counts are small")]
-    fn ratio(n: usize, d: usize) -> f64 {
-        if d == 0 { 1.0 } else { n as f64 / d as f64 }
-    }
-    fn precision(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fp)
-    }
-    fn recall(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fn_)
-    }
-}
-
 fn main() -> ExitCode {
     let failures = std::env::args().any(|a| a == "--failures");
-    let root = fixture();
+    let root = not_to_save_set::fixtures();
     let labels: Labels = match std::fs::read_to_string(root.join("labels.toml"))
         .map_err(|e| e.to_string())
         .and_then(|t| toml::from_str(&t).map_err(|e| e.to_string()))
@@ -86,12 +69,7 @@ fn main() -> ExitCode {
         for (file, expected) in &labels.files {
             let want = expected.iter().any(|c| c == check);
             let got = fired.get(file).is_some_and(|s| s.contains(check));
-            match (want, got) {
-                (true, true) => score.tp += 1,
-                (false, true) => score.fp += 1,
-                (true, false) => score.fn_ += 1,
-                (false, false) => {}
-            }
+            score.add(want, got);
             if want != got && failures {
                 println!("  {check}: {file}: expected {want}, fired {got}");
             }
@@ -115,6 +93,16 @@ fn main() -> ExitCode {
         perfect = false;
     }
     thresholds(&view, &labels);
+    match not_to_save_set::cases() {
+        Ok(cases) => println!(
+            "\nnot-to-save on its labelled set:\n{}",
+            not_to_save_set::table(&cases)
+        ),
+        Err(e) => {
+            println!("cannot read the not-to-save set: {e}");
+            perfect = false;
+        }
+    }
     if perfect {
         ExitCode::SUCCESS
     } else {
@@ -154,13 +142,7 @@ fn thresholds(view: &FolderView, labels: &Labels) {
     for t in [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7] {
         let mut score = Score::default();
         for (a, b, s) in &pairs {
-            let want = truth.contains(&(a.clone(), b.clone()));
-            match (want, *s >= t) {
-                (true, true) => score.tp += 1,
-                (false, true) => score.fp += 1,
-                (true, false) => score.fn_ += 1,
-                (false, false) => {}
-            }
+            score.add(truth.contains(&(a.clone(), b.clone())), *s >= t);
         }
         let mark = if (t - memdir_doctor::DUPLICATE_THRESHOLD).abs() < 1e-9 {
             " <- DUPLICATE_THRESHOLD"

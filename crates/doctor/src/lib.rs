@@ -7,8 +7,8 @@
 //!   every [`Finding`], sorted by file and line.
 //! - The checks, one module each, each named by its `check` string:
 //!   `near-duplicate` (SPEC R2.3), `relative-date` (R2.3), `not-to-save`
-//!   (R1.3), `secret` (R10; an error in the team folder, a warning in the
-//!   private one), `frontmatter` (R1.1, R2.1, R2.2) and `index` (R3.5,
+//!   (R1.3), `secret` (R10, in memories and in both indexes; an error in
+//!   the team folder and in an index, a warning in a private memory), `frontmatter` (R1.1, R2.1, R2.2) and `index` (R3.5,
 //!   the lint of `memdir-entrypoint`).
 //! - [`fix_relative_dates`] — the one text repair: relative dates turned
 //!   into absolute ones where the memory's `modified` time decides the

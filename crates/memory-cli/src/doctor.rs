@@ -15,8 +15,9 @@ use crate::output::{print, print_json};
 #[command(after_help = "\
 Checks: near-duplicate (one topic written twice), relative-date (\"tomorrow\", 明天, 明日, 내일, \
 \"next week\", … that mean nothing later), not-to-save (code, file lists, git history, debugging \
-recipes, ephemeral task details), secret (an error in team/, a warning in private memories), \
-frontmatter (no type, an unknown type, no name or description) and index (the MEMORY.md lint).
+recipes, ephemeral task details), secret (an error in team/ and in either MEMORY.md, a warning in \
+private memories), frontmatter (no type, an unknown type, no name or description) and index (the \
+MEMORY.md lint).
 
 --fix makes only the safe repairs, and prints each: index lines for unindexed memories, and \
 relative dates made absolute where the memory's `modified` time decides the date (\"tomorrow\" \
