@@ -1,9 +1,31 @@
-//! A read-only web view of a team's memories, for its members: the same
-//! bearer tokens as the API, entered once in a login form and kept in a
-//! session cookie (`HttpOnly`, `SameSite=Strict`, path `/ui`; `Secure`
-//! with [`Config::secure_cookies`]).
+//! A read-only web view of a team's memories, for its members. A member
+//! signs in once with a bearer token of the API; the server then starts a
+//! session of its own and the browser holds only the session's id.
 //!
-//! - `GET /ui/login`, `POST /ui/login` (form field `token`), `POST /ui/logout`;
+//! Sessions: a random id (`mds_` and 256 bits) in a cookie (`HttpOnly`,
+//! `SameSite=Strict`, path `/ui`, `Max-Age` its lifetime; `Secure` with
+//! [`Config::secure_cookies`]); stored in the database as the id's
+//! SHA-256 with the token it was started with, so that sessions outlive a
+//! restart and hold across servers sharing a PostgreSQL database. A
+//! session lasts [`Config::session_lifetime`] (12 hours) from sign-in;
+//! signing out ends it on the server, and revoking its token ends it too
+//! (every request joins the session to its token). The token never
+//! reaches the cookie, and the session id is no bearer token: the API
+//! reads only `Authorization`, and the web view only its cookie.
+//!
+//! Forms: every POST (sign-in, sign-out) is refused with 403 when the
+//! browser says it comes from another site — an `Origin` that is not this
+//! server's own (`http://` or `https://` and the request's `Host`; only
+//! `https://` with [`Config::secure_cookies`]), or a `Sec-Fetch-Site`
+//! other than `same-origin` or `none` — and when it lacks its form token:
+//! the sign-out form carries the session's own token in a hidden field;
+//! the sign-in form, before any session exists, carries a random token
+//! that must equal the one in its cookie `memdir_login` (a double submit),
+//! so that no other site can sign a member in to an organisation of its
+//! choosing.
+//!
+//! - `GET /ui/login`, `POST /ui/login` (form fields `token`, `csrf`),
+//!   `POST /ui/logout` (form field `csrf`);
 //! - `GET /ui/` — a form asking for a repository;
 //! - `GET /ui/repo?repo=owner/name[&q=words]` — its memories by type, with
 //!   description, the repository version whose write last changed it and
@@ -25,6 +47,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use camino::Utf8PathBuf;
+use jiff::Timestamp;
 use memdir_memtypes::{MemoryType, parse_memory};
 use memdir_protocol::{View, validate_repo};
 use memdir_relevance::LocalRanker;
@@ -33,13 +56,20 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::config::Config;
 use crate::http::{Request, Response};
-use crate::store::{RepoState, Store};
+use crate::session;
+use crate::store::{RepoState, Session, Store};
 
 /// The path every page of the web view lies under.
 pub const UI_PREFIX: &str = "/ui";
 
 /// The session cookie's name.
-const COOKIE: &str = "memdir_session";
+const SESSION_COOKIE: &str = "memdir_session";
+
+/// The sign-in form's cookie: its value must come back in the form.
+const LOGIN_COOKIE: &str = "memdir_login";
+
+/// The hidden field of every form that posts: its form token.
+const CSRF_FIELD: &str = "csrf";
 
 /// What a page may load and run: nothing but its own style sheet.
 const CSP: &str = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -68,102 +98,277 @@ pub(crate) fn handle(store: &dyn Store, config: &Config, req: &Request) -> Respo
             ],
             body: STYLE.as_bytes().to_vec(),
         },
-        ("GET", "/ui/login") => page(200, "Sign in", &login_form(None)),
-        ("POST", "/ui/login") => login(store, req, config.secure_cookies),
-        ("POST", "/ui/logout") => logout(config.secure_cookies),
-        ("GET", "/ui" | "/ui/") => {
-            signed_in(store, req, |_| page(200, "Team memory", &repo_form("")))
-        }
-        ("GET", "/ui/repo") => signed_in(store, req, |org| repo_page(store, org, &params)),
-        ("GET", "/ui/memory") => signed_in(store, req, |org| memory_page(store, org, &params)),
+        ("GET", "/ui/login") => login_page(req, config, 200, None),
+        ("POST", "/ui/login") => login(store, config, req),
+        ("POST", "/ui/logout") => logout(store, config, req),
+        ("GET", "/ui" | "/ui/") => signed_in(store, config, req, |s| {
+            page(200, "Team memory", &repo_form(""), Some(s))
+        }),
+        ("GET", "/ui/repo") => signed_in(store, config, req, |s| repo_page(store, s, &params)),
+        ("GET", "/ui/memory") => signed_in(store, config, req, |s| memory_page(store, s, &params)),
         (_, "/ui/login") => not_allowed("GET, POST"),
         (_, "/ui/logout") => not_allowed("POST"),
         (_, "/ui" | "/ui/" | "/ui/repo" | "/ui/memory" | "/ui/style.css") => not_allowed("GET"),
-        _ => page(404, "Not found", "<p>No such page.</p>"),
+        _ => page(404, "Not found", "<p>No such page.</p>", None),
     }
 }
 
-/// Runs `render` for the organisation of the request's session, or
-/// answers 401 with the login form.
-fn signed_in(store: &dyn Store, req: &Request, render: impl FnOnce(&str) -> Response) -> Response {
-    let token = req
-        .header("cookie")
-        .into_iter()
-        .flat_map(|c| c.split(';'))
+/// Runs `render` for the request's live session, or answers 401 with the
+/// sign-in form.
+fn signed_in(
+    store: &dyn Store,
+    config: &Config,
+    req: &Request,
+    render: impl FnOnce(&Session) -> Response,
+) -> Response {
+    match current_session(store, req) {
+        Ok(Some((_, session))) => render(&session),
+        Ok(None) => login_page(
+            req,
+            config,
+            401,
+            Some("401: sign in with a team token to see this page."),
+        ),
+        Err(response) => response,
+    }
+}
+
+/// The request's session cookie and its live session, if it has one; or
+/// the page that says the database failed.
+fn current_session<'r>(
+    store: &dyn Store,
+    req: &'r Request,
+) -> Result<Option<(&'r str, Session)>, Response> {
+    let Some(id) = cookie(req, SESSION_COOKIE) else {
+        return Ok(None);
+    };
+    match store.session(id, Timestamp::now()) {
+        Ok(found) => Ok(found.map(|s| (id, s))),
+        Err(e) => {
+            log::error!("the web view could not check a session: {e}");
+            Err(page(
+                500,
+                "Error",
+                "<p class=\"error\">The server could not check your session.</p>",
+                None,
+            ))
+        }
+    }
+}
+
+/// The first value of the cookie `name` in the request's `Cookie` headers.
+fn cookie<'r>(req: &'r Request, name: &str) -> Option<&'r str> {
+    req.headers
+        .iter()
+        .filter(|(n, _)| n == "cookie")
+        .flat_map(|(_, value)| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.trim());
-    let org = match token
-        .filter(|t| !t.is_empty())
-        .map(|t| store.verify_token(t))
+        .find(|(n, _)| *n == name)
+        .map(|(_, value)| value.trim())
+        .filter(|value| !value.is_empty())
+}
+
+/// The fields of a form body.
+fn form(req: &Request) -> BTreeMap<String, String> {
+    // The first of a repeated field counts, as with the cookie.
+    let mut fields = BTreeMap::new();
+    for (k, v) in form_urlencoded::parse(&req.body) {
+        fields
+            .entry(k.into_owned())
+            .or_insert_with(|| v.into_owned());
+    }
+    fields
+}
+
+/// Whether a POST may come from one of this server's own pages: the
+/// browser does not say it is cross-site, and its `Origin`, if it sends
+/// one, is this server (the request's `Host`, over `http` or `https`; only
+/// `https` behind TLS). A client that sends neither header still needs
+/// the form token.
+fn from_own_page(req: &Request, config: &Config) -> bool {
+    if let Some(site) = req.header("sec-fetch-site")
+        && !site.eq_ignore_ascii_case("same-origin")
+        && !site.eq_ignore_ascii_case("none")
     {
-        Some(Ok(Some(org))) => org,
-        Some(Err(e)) => {
-            log::error!("the web view could not check a token: {e}");
+        return false;
+    }
+    let Some(origin) = req.header("origin") else {
+        return true;
+    };
+    let Some(host) = req.header("host") else {
+        return false;
+    };
+    // A browser writes an origin's scheme and host in lower case.
+    let schemes: &[(&str, &str)] = if config.secure_cookies {
+        &[("https://", ":443")]
+    } else {
+        &[("http://", ":80"), ("https://", ":443")]
+    };
+    schemes.iter().any(|(scheme, default_port)| {
+        origin
+            .strip_prefix(scheme)
+            .is_some_and(|authority| same_authority(authority, host, default_port))
+    })
+}
+
+/// Whether an origin's `host[:port]` is the request's `Host`, a default
+/// port written or not.
+fn same_authority(origin: &str, host: &str, default_port: &str) -> bool {
+    let bare = |authority: &str| {
+        let lower = authority.to_ascii_lowercase();
+        match lower.strip_suffix(default_port) {
+            Some(rest) => rest.to_owned(),
+            None => lower,
+        }
+    };
+    !origin.is_empty() && bare(origin) == bare(host)
+}
+
+/// The 403 of a form that another site posted, or that lacks its token;
+/// `session` when the member is signed in.
+fn refused(req: &Request, config: &Config, session: Option<&Session>) -> Response {
+    const WHY: &str = "403: this form did not come from this server's own page, or it has expired. Nothing was done.";
+    match session {
+        Some(s) => page(
+            403,
+            "Refused",
+            &format!("<p class=\"error\">{}</p>", escape(WHY)),
+            Some(s),
+        ),
+        None => login_page(req, config, 403, Some(WHY)),
+    }
+}
+
+/// The sign-in form, with its form token in a hidden field and in the
+/// `memdir_login` cookie (the browser's token is kept when it has one, so
+/// that two open sign-in forms both work).
+fn login_page(req: &Request, config: &Config, status: u16, message: Option<&str>) -> Response {
+    let token = match cookie(req, LOGIN_COOKIE).filter(|v| session::is_secret(v)) {
+        Some(token) => token.to_owned(),
+        None => match session::random_hex() {
+            Ok(token) => token,
+            Err(e) => {
+                log::error!("the web view has no randomness for a form token: {e}");
+                return page(
+                    500,
+                    "Error",
+                    "<p class=\"error\">The server could not make a sign-in form.</p>",
+                    None,
+                );
+            }
+        },
+    };
+    let mut response = page(status, "Sign in", &login_form(message, &token), None);
+    response.headers.push(set_cookie(
+        LOGIN_COOKIE,
+        &token,
+        None,
+        config.secure_cookies,
+    ));
+    response
+}
+
+fn login(store: &dyn Store, config: &Config, req: &Request) -> Response {
+    let fields = form(req);
+    let proven = match (cookie(req, LOGIN_COOKIE), fields.get(CSRF_FIELD)) {
+        (Some(kept), Some(sent)) => session::is_secret(kept) && session::same_secret(kept, sent),
+        _ => false,
+    };
+    if !from_own_page(req, config) || !proven {
+        return refused(req, config, None);
+    }
+    let token = fields.get("token").map_or("", |t| t.trim());
+    let expires = Timestamp::now()
+        .checked_add(config.session_lifetime)
+        .unwrap_or(Timestamp::MAX);
+    let started = if token.is_empty() {
+        Ok(None)
+    } else {
+        store.create_session(token, expires)
+    };
+    let new = match started {
+        Ok(Some(new)) => new,
+        Ok(None) => return login_page(req, config, 401, Some("That token is not valid.")),
+        Err(e) => {
+            log::error!("the web view could not start a session: {e}");
             return page(
                 500,
                 "Error",
-                "<p class=\"error\">The server could not check your token.</p>",
-            );
-        }
-        _ => {
-            return page(
-                401,
-                "Sign in",
-                &login_form(Some("401: sign in with a team token to see this page.")),
+                "<p class=\"error\">The server could not start a session.</p>",
+                None,
             );
         }
     };
-    render(&org)
+    let mut response = redirect("/ui/");
+    let secure = config.secure_cookies;
+    response.headers.push(set_cookie(
+        SESSION_COOKIE,
+        &new.id,
+        Some(config.session_lifetime.as_secs()),
+        secure,
+    ));
+    response
+        .headers
+        .push(set_cookie(LOGIN_COOKIE, "", Some(0), secure));
+    response
 }
 
-fn login(store: &dyn Store, req: &Request, secure: bool) -> Response {
-    let token = form_urlencoded::parse(&req.body)
-        .find(|(k, _)| k == "token")
-        .map(|(_, v)| v.trim().to_owned())
-        .unwrap_or_default();
-    // A token is printable ASCII without `;` or spaces: one that is not
-    // cannot be a cookie value, and is no token either.
-    let plausible = !token.is_empty()
-        && token
-            .bytes()
-            .all(|b| b.is_ascii_graphic() && b != b';' && b != b',' && b != b'"');
-    let valid = plausible && matches!(store.verify_token(&token), Ok(Some(_)));
-    if !valid {
+fn logout(store: &dyn Store, config: &Config, req: &Request) -> Response {
+    let (id, session) = match current_session(store, req) {
+        Ok(Some(found)) => found,
+        // Nothing to end; the form token cannot be checked, and needs not be.
+        Ok(None) if from_own_page(req, config) => return signed_out(config),
+        Ok(None) => return refused(req, config, None),
+        Err(response) => return response,
+    };
+    let proven = form(req)
+        .get(CSRF_FIELD)
+        .is_some_and(|sent| session::same_secret(&session.csrf_token, sent));
+    if !from_own_page(req, config) || !proven {
+        return refused(req, config, Some(&session));
+    }
+    if let Err(e) = store.end_session(id) {
+        log::error!("the web view could not end a session: {e}");
         return page(
-            401,
-            "Sign in",
-            &login_form(Some("That token is not valid.")),
+            500,
+            "Error",
+            "<p class=\"error\">The server could not end your session.</p>",
+            Some(&session),
         );
     }
-    let mut response = redirect("/ui/");
-    response.headers.push((
-        "Set-Cookie",
-        format!(
-            "{COOKIE}={token}; Path={UI_PREFIX}; HttpOnly; SameSite=Strict{}",
-            secure_attribute(secure)
-        ),
-    ));
-    response
+    signed_out(config)
 }
 
-fn logout(secure: bool) -> Response {
+/// The answer to a sign-out: to the sign-in form, the cookie cleared.
+fn signed_out(config: &Config) -> Response {
     let mut response = redirect("/ui/login");
-    response.headers.push((
-        "Set-Cookie",
-        format!(
-            "{COOKIE}=; Path={UI_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0{}",
-            secure_attribute(secure)
-        ),
+    response.headers.push(set_cookie(
+        SESSION_COOKIE,
+        "",
+        Some(0),
+        config.secure_cookies,
     ));
     response
 }
 
-fn secure_attribute(secure: bool) -> &'static str {
-    if secure { "; Secure" } else { "" }
+/// A `Set-Cookie` header for a cookie of the web view.
+fn set_cookie(
+    name: &str,
+    value: &str,
+    max_age: Option<u64>,
+    secure: bool,
+) -> (&'static str, String) {
+    let mut header = format!("{name}={value}; Path={UI_PREFIX}; HttpOnly; SameSite=Strict");
+    if let Some(age) = max_age {
+        let _ = write!(header, "; Max-Age={age}");
+    }
+    if secure {
+        header.push_str("; Secure");
+    }
+    ("Set-Cookie", header)
 }
 
-fn repo_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) -> Response {
+fn repo_page(store: &dyn Store, s: &Session, params: &BTreeMap<String, String>) -> Response {
     let repo = params.get("repo").map_or("", |r| r.trim());
     if validate_repo(repo).is_err() {
         let body = format!(
@@ -171,9 +376,9 @@ fn repo_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) ->
             escape(&quote(repo)),
             repo_form(repo)
         );
-        return page(400, "Team memory", &body);
+        return page(400, "Team memory", &body, Some(s));
     }
-    let state = match load(store, org, repo) {
+    let state = match load(store, s, repo) {
         Ok(state) => state,
         Err(response) => return response,
     };
@@ -193,10 +398,10 @@ fn repo_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) ->
     } else {
         search_results(&mut body, repo, &memories, query);
     }
-    page(200, &format!("Team memory: {repo}"), &body)
+    page(200, &format!("Team memory: {repo}"), &body, Some(s))
 }
 
-fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) -> Response {
+fn memory_page(store: &dyn Store, s: &Session, params: &BTreeMap<String, String>) -> Response {
     let repo = params.get("repo").map_or("", String::as_str);
     let key = params.get("key").map_or("", String::as_str);
     if validate_repo(repo).is_err() {
@@ -204,9 +409,10 @@ fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) 
             400,
             "Team memory",
             "<p class=\"error\">Not a repository name.</p>",
+            Some(s),
         );
     }
-    let state = match load(store, org, repo) {
+    let state = match load(store, s, repo) {
         Ok(state) => state,
         Err(response) => return response,
     };
@@ -215,6 +421,7 @@ fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) 
             404,
             "Not found",
             "<p>No such memory in this repository.</p>",
+            Some(s),
         );
     };
     let parsed = parse_memory(text.as_bytes());
@@ -232,17 +439,18 @@ fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) 
     body.push_str("<article>");
     body.push_str(&render_markdown(&parsed.body));
     body.push_str("</article>");
-    page(200, &title, &body)
+    page(200, &title, &body, Some(s))
 }
 
 /// The repository's state with entries, or the page that says why not.
-fn load(store: &dyn Store, org: &str, repo: &str) -> Result<RepoState, Response> {
-    match store.get(org, repo, View::Full) {
+fn load(store: &dyn Store, s: &Session, repo: &str) -> Result<RepoState, Response> {
+    match store.get(&s.organization_id, repo, View::Full) {
         Ok(Some(state)) => Ok(state),
         Ok(None) => Err(page(
             404,
             "Not found",
             "<p>This organisation has no memories in that repository.</p>",
+            Some(s),
         )),
         Err(e) => {
             log::error!("the web view could not read a repository: {e}");
@@ -250,6 +458,7 @@ fn load(store: &dyn Store, org: &str, repo: &str) -> Result<RepoState, Response>
                 500,
                 "Error",
                 "<p class=\"error\">The database could not be read.</p>",
+                Some(s),
             ))
         }
     }
@@ -434,15 +643,18 @@ fn render_markdown(text: &str) -> String {
     html
 }
 
-fn login_form(message: Option<&str>) -> String {
+fn login_form(message: Option<&str>, csrf: &str) -> String {
     let mut out = String::new();
     if let Some(m) = message {
         let _ = write!(out, "<p class=\"error\">{}</p>", escape(m));
     }
-    out.push_str(
+    let _ = write!(
+        out,
         "<form method=\"post\" action=\"/ui/login\">\
+         <input type=\"hidden\" name=\"{CSRF_FIELD}\" value=\"{}\">\
          <label>Team token <input type=\"password\" name=\"token\" id=\"token\" autocomplete=\"off\" required></label> \
          <button type=\"submit\" id=\"sign-in\">Sign in</button></form>",
+        escape(csrf)
     );
     out
 }
@@ -466,14 +678,17 @@ fn search_form(repo: &str, query: &str) -> String {
     )
 }
 
-/// A whole page with the headers every page carries.
-fn page(status: u16, title: &str, body: &str) -> Response {
-    let signed_out = status == 401 || title == "Sign in";
-    let nav = if signed_out {
-        ""
-    } else {
-        "<form class=\"inline\" method=\"post\" action=\"/ui/logout\"><button type=\"submit\" id=\"sign-out\">Sign out</button></form>"
-    };
+/// A whole page with the headers every page carries; with a sign-out
+/// form carrying the session's form token when `session` is given.
+fn page(status: u16, title: &str, body: &str, session: Option<&Session>) -> Response {
+    let nav = session.map_or_else(String::new, |s| {
+        format!(
+            "<form class=\"inline\" method=\"post\" action=\"/ui/logout\">\
+             <input type=\"hidden\" name=\"{CSRF_FIELD}\" value=\"{}\">\
+             <button type=\"submit\" id=\"sign-out\">Sign out</button></form>",
+            escape(&s.csrf_token)
+        )
+    });
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -485,7 +700,11 @@ fn page(status: u16, title: &str, body: &str) -> Response {
         ("Content-Type", "text/html; charset=utf-8".to_owned()),
         ("Content-Security-Policy", CSP.to_owned()),
         ("X-Content-Type-Options", "nosniff".to_owned()),
-        ("Referrer-Policy", "no-referrer".to_owned()),
+        // No address of these pages (a repository's name is in it) goes
+        // to another site; `no-referrer` would go further and make the
+        // browser send `Origin: null` with this server's own forms, which
+        // the forms' origin check must refuse.
+        ("Referrer-Policy", "same-origin".to_owned()),
         ("Cache-Control", "no-store".to_owned()),
     ];
     if status == 401 {
@@ -514,6 +733,7 @@ fn not_allowed(allow: &str) -> Response {
         405,
         "Not allowed",
         "<p>That method is not allowed here.</p>",
+        None,
     );
     response.headers.push(("Allow", allow.to_owned()));
     response
