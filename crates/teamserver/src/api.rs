@@ -227,11 +227,7 @@ fn put(
 
 /// The answer to a PUT from what the store did with it; `minimal` for
 /// `Prefer: return=minimal`, `written` the keys the PUT sent.
-fn put_answer(
-    outcome: PutOutcome,
-    minimal: bool,
-    written: &BTreeMap<String, String>,
-) -> Response {
+fn put_answer(outcome: PutOutcome, minimal: bool, written: &BTreeMap<String, String>) -> Response {
     match outcome {
         PutOutcome::Accepted(mut state) if minimal => {
             // R9.3: only the checksums of the keys written; the client
