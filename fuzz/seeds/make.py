@@ -37,15 +37,19 @@ for key in ["notes/a.md", "\u898f\u7d04/\u30c6\u30b9\u30c8.md", "cafe\u0301.md",
 
 Q = "/api/claude_code/team_memory?repo=owner/name"
 body = json.dumps({"entries": {"notes/a.md": "hello", "b.md": "world"}})
+# An HTTP/1.1 request needs one Host header (RFC 9112 §3.2); without it the
+# server answers 400 before any handler runs, as the first seed shows.
+H = "Host: x\r\n"
 put("teamserver_http", "GET /healthz HTTP/1.1\r\n\r\n")
-put("teamserver_http", f"GET {Q} HTTP/1.1\r\nAuthorization: Bearer @TOKEN@\r\n\r\n"
-    f"GET {Q}&view=hashes HTTP/1.1\r\nAuthorization: Bearer @TOKEN@\r\nConnection: close\r\n\r\n")
-put("teamserver_http", f"PUT {Q} HTTP/1.1\r\nAuthorization: Bearer @TOKEN@\r\n"
+put("teamserver_http", f"GET /healthz HTTP/1.1\r\n{H}\r\n")
+put("teamserver_http", f"GET {Q} HTTP/1.1\r\n{H}Authorization: Bearer @TOKEN@\r\n\r\n"
+    f"GET {Q}&view=hashes HTTP/1.1\r\n{H}Authorization: Bearer @TOKEN@\r\nConnection: close\r\n\r\n")
+put("teamserver_http", f"PUT {Q} HTTP/1.1\r\n{H}Authorization: Bearer @TOKEN@\r\n"
     f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n{body}"
-    f"GET {Q} HTTP/1.1\r\nAuthorization: Bearer @TOKEN@\r\n\r\n")
-put("teamserver_http", f"PUT {Q} HTTP/1.1\r\nAuthorization: Bearer @TOKEN@\r\n"
+    f"GET {Q} HTTP/1.1\r\n{H}Authorization: Bearer @TOKEN@\r\n\r\n")
+put("teamserver_http", f"PUT {Q} HTTP/1.1\r\n{H}Authorization: Bearer @TOKEN@\r\n"
     f"If-Match: \"sha256:00\"\r\nExpect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n{body}")
-put("teamserver_http", f"PUT {Q} HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+put("teamserver_http", f"PUT {Q} HTTP/1.1\r\n{H}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
 put("teamserver_http", f"DELETE {Q} HTTP/1.0\r\nAuthorization: Bearer wrong\r\n\r\n")
 
 answer = {"checksum": "sha256:ab", "content": {

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use memdir_teamserver::{Config, PgStore, Server, SqliteStore, Store};
+use memdir_teamserver::{Config, PgStore, Server, SqliteStore, Store, StoreError};
 use serde::Serialize;
 
 use crate::Outcome;
-use crate::context::GlobalArgs;
+use crate::context::{GlobalArgs, Rejected};
 use crate::output::{print, print_json};
 
 #[derive(Debug, Args)]
@@ -25,14 +25,17 @@ use crate::output::{print, print_json};
     repository, so they behave as one server. The password is never printed.\n\
     Clients set MEMDIR_TEAM_URL to the server and MEMDIR_TEAM_TOKEN to a token.\n\n\
     A read-only web view for the team's members is at http://ADDRESS/ui/: sign in with\n\
-    a token (kept in an HttpOnly, SameSite=Strict session cookie; add --secure-cookie\n\
-    behind TLS), open a repository (owner/name) to see its memories by type, search\n\
-    them, and read one. Memory text is shown as text: no script in it runs and nothing\n\
-    it names is loaded.")]
+    a token to start a session (12 hours; the browser holds only a random session id in\n\
+    an HttpOnly, SameSite=Strict cookie, never the token; add --secure-cookie behind\n\
+    TLS), open a repository (owner/name) to see its memories by type, search them, and\n\
+    read one. Signing out, or revoking the token, ends the session. Forms posted from\n\
+    another site, or without their form token, are refused. Memory text is shown as\n\
+    text: no script in it runs and nothing it names is loaded.")]
 pub(crate) struct ServeArgs {
-    /// The database: a SQLite file (created when missing), or a PostgreSQL
-    /// URL starting with postgres:// or postgresql:// (the database must
-    /// exist; its tables are created).
+    /// The database: a SQLite file (created when missing; anything else
+    /// there, such as a FIFO, a device or a folder, is refused with exit
+    /// status 3), or a PostgreSQL URL starting with postgres:// or
+    /// postgresql:// (the database must exist; its tables are created).
     #[arg(long, value_name = "PATH|URL")]
     db: PathBuf,
     /// The address to listen on; loopback unless you choose otherwise.
@@ -48,9 +51,10 @@ pub(crate) struct ServeArgs {
     /// The most entries one repository may hold.
     #[arg(long, value_name = "N", default_value_t = 2_000)]
     max_entries: usize,
-    /// Mark the web view's session cookie Secure: for a server that members
-    /// reach over HTTPS (a TLS proxy in front of it), so that no browser
-    /// sends the token over plain HTTP.
+    /// Mark the web view's cookies Secure: for a server that members reach
+    /// over HTTPS (a TLS proxy in front of it, passing the Host header on),
+    /// so that no browser sends a session over plain HTTP; forms are then
+    /// accepted only from https pages of the server's own host.
     #[arg(long)]
     secure_cookie: bool,
 }
@@ -83,7 +87,15 @@ fn open(db: &Path) -> anyhow::Result<(Arc<dyn Store>, String)> {
         let store = PgStore::connect(url).with_context(|| format!("cannot connect to {shown}"))?;
         return Ok((Arc::new(store), shown));
     }
-    let store = SqliteStore::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let store = match SqliteStore::open(db) {
+        Ok(store) => store,
+        // A FIFO, a device, a folder: refused before SQLite opened it, so
+        // that nothing (a journal beside /dev/zero, say) was created.
+        Err(e @ StoreError::NotAFile { .. }) => return Err(Rejected(format!("--db {e}")).into()),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(format!("cannot open {}", db.display())));
+        }
+    };
     Ok((Arc::new(store), db.display().to_string()))
 }
 

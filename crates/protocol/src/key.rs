@@ -312,6 +312,44 @@ pub fn normalize_team_mem_key(key: &str) -> String {
     key.nfc().collect()
 }
 
+/// The form under which two keys name one file on some member's machine:
+/// equal folded forms are one file on a case-insensitive file system
+/// (macOS and Windows by default), even where Linux keeps two.
+///
+/// The rule: the key in NFC; each character lowercased, the result
+/// uppercased and that lowercased again (Unicode's full mappings, as
+/// `char::to_lowercase` and `char::to_uppercase` give them); the result in
+/// NFC again. Going through uppercase folds what lowercasing alone keeps
+/// apart and a case-insensitive file system may not: final and medial
+/// sigma (`ς`, `σ`), the long s and `s`, dotless `ı` and `i`, `ß`, `ẞ` and
+/// `ss`, the ligature `ﬁ` and `fi`; the first lowercasing brings `ẞ` to
+/// `ß` so that it goes on to `ss` too. The NFC steps fold the NFC and NFD
+/// spellings of one name, which macOS also stores as one file. It may
+/// fold a little more than a given file system does (`ß` and `ss` are two
+/// files on NTFS); it is meant never to fold less, so that keys with
+/// different folded forms are different files on every machine.
+///
+/// The server refuses a new key whose folded form is that of another key
+/// of the repository (`ErrorCode::KeyCollision`); a client writes one key
+/// of each folded form.
+///
+/// ```
+/// use memdir_protocol::fold_team_mem_key;
+/// assert_eq!(fold_team_mem_key("Deploy.md"), fold_team_mem_key("deploy.md"));
+/// assert_eq!(fold_team_mem_key("MEMORY.md"), "memory.md");
+/// assert_eq!(fold_team_mem_key("cafe\u{301}.md"), fold_team_mem_key("CAF\u{c9}.md"));
+/// assert_ne!(fold_team_mem_key("notes/a.md"), fold_team_mem_key("notes/b.md"));
+/// ```
+#[must_use]
+pub fn fold_team_mem_key(key: &str) -> String {
+    key.nfc()
+        .flat_map(char::to_lowercase)
+        .flat_map(char::to_uppercase)
+        .flat_map(char::to_lowercase)
+        .nfc()
+        .collect()
+}
+
 /// Every rule but the lengths, in the order of the module documentation.
 fn check_text(key: &str) -> Result<(), KeyReason> {
     if key.is_empty() {

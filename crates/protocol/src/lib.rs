@@ -10,7 +10,9 @@
 //! - the team key text rules of R4.10, pure (no file system):
 //!   [`validate_team_mem_key_text`], [`normalize_team_mem_key`],
 //!   [`KeyError`] and [`KeyReason`] (`memdir-paths` builds the physical
-//!   checks of a key joined with a team folder on them);
+//!   checks of a key joined with a team folder on them), and
+//!   [`fold_team_mem_key`], the form under which two keys name one file
+//!   on a case-insensitive file system;
 //! - the repository rule, `owner/name`: [`validate_repo`];
 //! - the shared limits: [`MAX_ENTRY_BYTES`], [`MAX_PUT_BODY_BYTES`],
 //!   [`DEFAULT_MAX_ENTRIES`];
@@ -53,8 +55,8 @@ pub use conditional::{
 };
 pub use endpoint::{HEALTH_PATH, REPO_PARAM, TEAM_MEMORY_PATH, TeamMemoryQuery, VIEW_PARAM, View};
 pub use key::{
-    KeyError, KeyReason, MAX_KEY_BYTES, MAX_SEGMENT_BYTES, normalize_team_mem_key,
-    validate_team_mem_key_text,
+    KeyError, KeyReason, MAX_KEY_BYTES, MAX_SEGMENT_BYTES, fold_team_mem_key,
+    normalize_team_mem_key, validate_team_mem_key_text,
 };
 pub use limits::{DEFAULT_MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PUT_BODY_BYTES};
 pub use repo::{MAX_REPO_PART_BYTES, validate_repo};

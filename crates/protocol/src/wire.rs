@@ -137,6 +137,11 @@ pub enum ErrorCode {
     /// 413: the repository would hold too many entries; details:
     /// `maxEntries`, `wouldHold`.
     TooManyEntries,
+    /// 409: a new key names the same file as another key on a
+    /// case-insensitive file system (equal [`crate::fold_team_mem_key`]):
+    /// one the repository holds or one earlier in the same body; details:
+    /// `key` (the new key) and `existing` (the other).
+    KeyCollision,
     /// 500: a failure inside the server.
     Internal,
     /// 503: the database is not available.
@@ -145,7 +150,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidRepo,
         ErrorCode::InvalidQuery,
@@ -161,6 +166,7 @@ impl ErrorCode {
         ErrorCode::EntryTooLarge,
         ErrorCode::BodyTooLarge,
         ErrorCode::TooManyEntries,
+        ErrorCode::KeyCollision,
         ErrorCode::Internal,
         ErrorCode::Unavailable,
     ];
@@ -184,6 +190,7 @@ impl ErrorCode {
             ErrorCode::EntryTooLarge => "entry_too_large",
             ErrorCode::BodyTooLarge => "body_too_large",
             ErrorCode::TooManyEntries => "too_many_entries",
+            ErrorCode::KeyCollision => "key_collision",
             ErrorCode::Internal => "internal",
             ErrorCode::Unavailable => "unavailable",
         }

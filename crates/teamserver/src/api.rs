@@ -9,6 +9,8 @@
 //! repository" are the same lookup and the same 404 — nothing can tell
 //! them apart.
 
+use std::collections::BTreeMap;
+
 use memdir_protocol::{
     Content, ErrorBody, ErrorCode, HEALTH_PATH, PREFERENCE_APPLIED_HEADER, ProtocolError, PutBody,
     RETURN_MINIMAL, RepoData, TEAM_MEMORY_PATH, TeamMemoryQuery, View, etag, none_match_hits,
@@ -219,14 +221,21 @@ fn put(
         limits,
     };
     let minimal = req.header("prefer").is_some_and(prefers_minimal);
-    Ok(match store.put(&request)? {
+    let outcome = store.put(&request)?;
+    Ok(put_answer(outcome, minimal, &body.entries))
+}
+
+/// The answer to a PUT from what the store did with it; `minimal` for
+/// `Prefer: return=minimal`, `written` the keys the PUT sent.
+fn put_answer(outcome: PutOutcome, minimal: bool, written: &BTreeMap<String, String>) -> Response {
+    match outcome {
         PutOutcome::Accepted(mut state) if minimal => {
             // R9.3: only the checksums of the keys written; the client
             // knew the rest, since its If-Match held.
             state.entries = None;
             state
                 .entry_checksums
-                .retain(|key, _| body.entries.contains_key(key));
+                .retain(|key, _| written.contains_key(key));
             let mut response = state_response(200, state, None);
             response
                 .headers
@@ -250,6 +259,17 @@ fn put(
                 "the repository has entries: send If-Match with the checksum you last saw",
             )),
         ),
+        PutOutcome::KeyCollision { key, existing } => {
+            let body = ErrorBody::new(
+                ErrorCode::KeyCollision,
+                format!(
+                    "key {key:?} names the same file as {existing:?} on a case-insensitive file system (macOS, Windows); write to {existing:?} instead"
+                ),
+            )
+            .with("key", key)
+            .with("existing", existing);
+            error_body(409, &body)
+        }
         PutOutcome::TooManyEntries {
             max_entries,
             would_hold,
@@ -264,7 +284,7 @@ fn put(
             .with("wouldHold", would_hold);
             error_body(413, &body)
         }
-    })
+    }
 }
 
 /// A response carrying a repository's data and its checksum as the ETag;

@@ -42,10 +42,17 @@ pub struct Config {
     /// the target [`REQUEST_LOG_TARGET`], whose message is the line. Where
     /// it goes is the application's choice of logger.
     pub log_requests: bool,
-    /// Whether the web view's session cookie is `Secure` (off): set it
-    /// when members reach the server over HTTPS (a TLS proxy in front of
-    /// it), so that browsers never send the token over plain HTTP.
+    /// Whether the web view's cookies are `Secure` (off): set it when
+    /// members reach the server over HTTPS (a TLS proxy in front of it),
+    /// so that browsers never send a session over plain HTTP. It also makes
+    /// the web view accept forms only from `https://` pages of its own
+    /// host.
     pub secure_cookies: bool,
+    /// How long a web-view session lasts from sign-in, however it is used
+    /// (12 hours); then the member signs in again. Sessions are kept in
+    /// the database, so they outlive a restart and hold across several
+    /// servers over one PostgreSQL database.
+    pub session_lifetime: Duration,
 }
 
 impl Default for Config {
@@ -61,6 +68,7 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(5),
             log_requests: true,
             secure_cookies: false,
+            session_lifetime: Duration::from_secs(12 * 60 * 60),
         }
     }
 }

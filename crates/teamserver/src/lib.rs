@@ -10,13 +10,16 @@
 //!   `If-Match` with 412 (current hashes in the body) and 428; the size
 //!   limits of R8.3 and a cap on entries per repository with 413 ([`Config`]);
 //!   keys checked with the client's own text rules, without a file system
-//!   ([`memdir_protocol::validate_team_mem_key_text`]);
+//!   ([`memdir_protocol::validate_team_mem_key_text`]), and a new key that
+//!   names another's file on macOS or Windows refused with 409
+//!   ([`memdir_protocol::fold_team_mem_key`]);
 //!   request deadlines; one JSON log line per request, through the `log`
 //!   facade ([`REQUEST_LOG_TARGET`]; the crate never prints); a
 //!   shutdown that lets requests under way finish ([`ShutdownHandle`],
 //!   or SIGTERM/SIGINT with [`Server::run_until_signal`]).
 //! - [`Store`] — the storage trait: a read, a check-and-write in one
-//!   transaction ([`PutRequest`]), and tokens kept only as SHA-256 hashes.
+//!   transaction ([`PutRequest`]), tokens and web-view sessions kept only
+//!   as SHA-256 hashes.
 //!   [`SqliteStore`] is the embedded backend (one file, WAL, fsync on every
 //!   commit, writes waiting together committed together, reads beside the
 //!   writer, schema migrated on open).
@@ -25,8 +28,10 @@
 //!   connection pool on a small runtime of its own, the repository row
 //!   locked for each write, schema migrated on connect.
 //! - A read-only web view for a team's members under [`UI_PREFIX`]
-//!   (`/ui/`): a login form that keeps the bearer token in an `HttpOnly`,
-//!   `SameSite=Strict` session cookie, a repository's memories by type,
+//!   (`/ui/`): a sign-in form that starts a server-side [`Session`] (the
+//!   browser keeps only its random id, in an `HttpOnly`, `SameSite=Strict`
+//!   cookie; signing out or revoking the token ends it; every form needs
+//!   its form token and the server's own origin), a repository's memories by type,
 //!   a search with recall's local ranker, and one memory rendered from
 //!   markdown with everything of its text escaped, under a
 //!   Content-Security-Policy that lets no script run and nothing load.
@@ -58,6 +63,7 @@ mod offline;
 mod postgres;
 mod server;
 mod service;
+mod session;
 mod sqlite;
 mod store;
 mod token;
@@ -72,6 +78,7 @@ pub use postgres::PgStore;
 pub use server::{ServeError, Server, ShutdownHandle};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
 pub use store::{
-    EntryChange, IfMatch, Limits, NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError,
+    EntryChange, IfMatch, Limits, NewSession, NewToken, PutOutcome, PutRequest, RepoState, Session,
+    Store, StoreError,
 };
 pub use token::TOKEN_PREFIX;

@@ -32,7 +32,7 @@ const OFFLINE_LIMIT: Duration = Duration::from_secs(60);
 /// ```
 /// use memdir_teamserver::{Config, SqliteStore, Store, respond};
 /// let store = SqliteStore::open(std::path::Path::new(":memory:"))?;
-/// let out = respond(&store, &Config::default(), b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n");
+/// let out = respond(&store, &Config::default(), b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 /// assert!(out.starts_with(b"HTTP/1.1 200 OK\r\n"));
 /// # Ok::<(), memdir_teamserver::StoreError>(())
 /// ```

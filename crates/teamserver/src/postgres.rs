@@ -36,8 +36,10 @@ use tokio_postgres::{IsolationLevel, NoTls};
 
 use memdir_protocol::{View, repo_checksum};
 
-use crate::store::{NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
-use crate::token;
+use crate::store::{
+    NewSession, NewToken, PutOutcome, PutRequest, RepoState, Session, Store, StoreError,
+};
+use crate::{session, token};
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
 /// `n + 1`. Never edit a step that has shipped; add one. The version is
@@ -72,10 +74,20 @@ const MIGRATIONS: &[&str] = &[
         ADD COLUMN version BIGINT NOT NULL DEFAULT 0,
         ADD COLUMN modified_ms BIGINT NOT NULL DEFAULT 0;
 ",
+    "
+    CREATE TABLE memdir_sessions (
+        hash TEXT PRIMARY KEY,
+        token_id TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        expires_ms BIGINT NOT NULL
+    );
+    CREATE INDEX memdir_sessions_by_token ON memdir_sessions (token_id);
+",
 ];
 
 /// The newest schema version this backend knows.
-const SCHEMA_VERSION: u32 = 2;
+const SCHEMA_VERSION: u32 = 3;
 
 /// The advisory lock that migrations hold: a fixed number, `memdir` in
 /// ASCII and a 1.
@@ -487,9 +499,107 @@ impl Store for PgStore {
         let id = token::id_from_prefix(prefix)
             .ok_or_else(|| StoreError::InvalidTokenPrefix(prefix.to_owned()))?;
         self.block_on(async {
+            let mut client = client(&self.pool).await?;
+            let tx = client.transaction().await.map_err(db)?;
+            tx.execute("DELETE FROM memdir_sessions WHERE token_id = $1", &[&id])
+                .await
+                .map_err(db)?;
+            let n = tx
+                .execute("DELETE FROM memdir_tokens WHERE id = $1", &[&id])
+                .await
+                .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(n > 0)
+        })
+    }
+
+    fn create_session(
+        &self,
+        token: &str,
+        expires: Timestamp,
+    ) -> Result<Option<NewSession>, StoreError> {
+        let (id, csrf) = session::generate()?;
+        let token_hash = token::hash(token);
+        let id_hash = session::hash(&id);
+        let now = Timestamp::now().as_millisecond();
+        let expires_ms = expires.as_millisecond();
+        let org = self.block_on(async {
+            let mut client = client(&self.pool).await?;
+            let tx = client.transaction().await.map_err(db)?;
+            let Some(row) = tx
+                .query_opt(
+                    "SELECT id, org FROM memdir_tokens WHERE hash = $1",
+                    &[&token_hash],
+                )
+                .await
+                .map_err(db)?
+            else {
+                return Ok(None);
+            };
+            let (token_id, org): (String, String) = (row.get(0), row.get(1));
+            tx.execute(
+                "DELETE FROM memdir_sessions WHERE expires_ms <= $1",
+                &[&now],
+            )
+            .await
+            .map_err(db)?;
+            // A token that another server revokes between the lookup and
+            // the insert leaves a row no lookup finds: every lookup joins
+            // the token's row.
+            tx.execute(
+                "INSERT INTO memdir_sessions (hash, token_id, csrf, created_ms, expires_ms)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[&id_hash, &token_id, &csrf, &now, &expires_ms],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(Some(org))
+        })?;
+        Ok(org.map(|organization_id| NewSession {
+            id,
+            session: Session {
+                organization_id,
+                csrf_token: csrf,
+                expires,
+            },
+        }))
+    }
+
+    fn session(&self, id: &str, now: Timestamp) -> Result<Option<Session>, StoreError> {
+        if !session::well_formed(id) {
+            return Ok(None);
+        }
+        let hash = session::hash(id);
+        let now = now.as_millisecond();
+        let row = self.block_on(async {
+            client(&self.pool)
+                .await?
+                .query_opt(
+                    "SELECT t.org, s.csrf, s.expires_ms FROM memdir_sessions s
+                     JOIN memdir_tokens t ON t.id = s.token_id
+                     WHERE s.hash = $1 AND s.expires_ms > $2",
+                    &[&hash, &now],
+                )
+                .await
+                .map_err(db)
+        })?;
+        Ok(row.map(|r| Session {
+            organization_id: r.get(0),
+            csrf_token: r.get(1),
+            expires: Timestamp::from_millisecond(r.get(2)).unwrap_or(Timestamp::MAX),
+        }))
+    }
+
+    fn end_session(&self, id: &str) -> Result<bool, StoreError> {
+        if !session::well_formed(id) {
+            return Ok(false);
+        }
+        let hash = session::hash(id);
+        self.block_on(async {
             let n = client(&self.pool)
                 .await?
-                .execute("DELETE FROM memdir_tokens WHERE id = $1", &[&id])
+                .execute("DELETE FROM memdir_sessions WHERE hash = $1", &[&hash])
                 .await
                 .map_err(db)?;
             Ok(n > 0)

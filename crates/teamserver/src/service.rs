@@ -68,7 +68,7 @@ pub(crate) async fn serve(
     let started = Instant::now();
     let config = ctx.config();
     let (head, body) = req.into_parts();
-    let (response, handled, refused) = match read_body(config, &head, body).await? {
+    let (response, handled, refused) = match read_request(config, &head, body).await? {
         Err(refusal) => (refusal, Handled::default(), true),
         Ok(bytes) => {
             let (response, handled) = handle(ctx, Request::from_parts(&head, bytes)).await;
@@ -80,6 +80,28 @@ pub(crate) async fn serve(
     let close = refused || ctx.stopping.is_some_and(|stop| *stop.borrow());
     log(config, &head, &response, started, &handled);
     Ok(response.into_hyper(close))
+}
+
+/// The body of a request whose head is acceptable, whole and within the
+/// limit; or the refusal to answer.
+async fn read_request(
+    config: &Config,
+    head: &hyper::http::request::Parts,
+    body: Incoming,
+) -> Result<Result<Vec<u8>, Response>, Unanswered> {
+    // RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or with
+    // more than one, is answered 400. (The web view's check of a form's
+    // Origin needs the one host the request names.) The body is left
+    // unread: the connection closes after the answer.
+    let hosts = head.headers.get_all(hyper::header::HOST).iter().count();
+    if head.version == hyper::Version::HTTP_11 && hosts != 1 {
+        return Ok(Err(api::error(
+            400,
+            ErrorCode::BadRequest,
+            "an HTTP/1.1 request needs exactly one Host header",
+        )));
+    }
+    read_body(config, head, body).await
 }
 
 /// The body, whole and within the limit; or the refusal to answer.

@@ -31,8 +31,10 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use memdir_protocol::View;
 
-use crate::store::{NewToken, PutOutcome, PutRequest, RepoState, Store, StoreError};
-use crate::token;
+use crate::store::{
+    NewSession, NewToken, PutOutcome, PutRequest, RepoState, Session, Store, StoreError,
+};
+use crate::{session, token};
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes version `n` to
 /// `n + 1`. Never edit a step that has shipped; add one.
@@ -65,10 +67,20 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE entries ADD COLUMN modified_ms INTEGER NOT NULL DEFAULT 0;
 ",
+    "
+    CREATE TABLE sessions (
+        hash TEXT PRIMARY KEY,
+        token_id TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        expires_ms INTEGER NOT NULL
+    );
+    CREATE INDEX sessions_by_token ON sessions (token_id);
+",
 ];
 
 /// The newest schema version this server knows.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// A [`Store`] in one SQLite file.
 ///
@@ -108,7 +120,15 @@ const MAX_IDLE_READERS: usize = 16;
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path`, and migrates its
     /// schema to [`SCHEMA_VERSION`].
+    ///
+    /// `path` must name a regular file (or a symbolic link to one) or
+    /// nothing yet: a FIFO, a device, a folder, or a symbolic link to one
+    /// of them or to nothing is refused with [`StoreError::NotAFile`]
+    /// before SQLite opens it, so that no journal is created beside
+    /// `/dev/zero`, say. (`:memory:` and the empty path are SQLite's
+    /// in-memory and temporary databases.)
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        check_path(path)?;
         let mut conn = Connection::open(path).map_err(db)?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(db)?;
         let mode: String = conn
@@ -164,6 +184,29 @@ impl SqliteStore {
         })();
         readers.give_back(conn);
         result
+    }
+}
+
+/// Refuses a database path that names something other than a regular
+/// file or nothing.
+fn check_path(path: &Path) -> Result<(), StoreError> {
+    let refuse = |kind| StoreError::NotAFile {
+        path: path.to_path_buf(),
+        kind,
+    };
+    // The metadata of what a symbolic link points to: a link to a FIFO is
+    // refused as the FIFO is.
+    match std::fs::metadata(path) {
+        Ok(meta) => memdir_memtypes::not_a_file(&meta).map_or(Ok(()), |kind| Err(refuse(kind))),
+        // Nothing there: a new database, unless a symbolic link points to
+        // nothing, which SQLite would follow to create a file elsewhere.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match std::fs::symlink_metadata(path)
+        {
+            Ok(_) => Err(refuse("a symbolic link to nothing")),
+            Err(_) => Ok(()),
+        },
+        // A path that cannot be looked at: SQLite says why it cannot open it.
+        Err(_) => Ok(()),
     }
 }
 
@@ -500,8 +543,92 @@ impl Store for SqliteStore {
             .ok_or_else(|| StoreError::InvalidTokenPrefix(prefix.to_owned()))?
             .to_owned();
         self.write(move |conn| {
+            conn.execute("DELETE FROM sessions WHERE token_id = ?1", params![id])
+                .map_err(db)?;
             let n = conn
                 .execute("DELETE FROM tokens WHERE id = ?1", params![id])
+                .map_err(db)?;
+            Ok(n > 0)
+        })
+    }
+
+    fn create_session(
+        &self,
+        token: &str,
+        expires: Timestamp,
+    ) -> Result<Option<NewSession>, StoreError> {
+        let (id, csrf) = session::generate()?;
+        let token_hash = token::hash(token);
+        let now = Timestamp::now().as_millisecond();
+        self.write(move |conn| {
+            let found: Option<(String, String)> = conn
+                .prepare_cached("SELECT id, org FROM tokens WHERE hash = ?1")
+                .map_err(db)?
+                .query_row(params![token_hash], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+                .map_err(db)?;
+            let Some((token_id, org)) = found else {
+                return Ok(None);
+            };
+            conn.execute("DELETE FROM sessions WHERE expires_ms <= ?1", params![now])
+                .map_err(db)?;
+            conn.execute(
+                "INSERT INTO sessions (hash, token_id, csrf, created_ms, expires_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    session::hash(&id),
+                    token_id,
+                    csrf,
+                    now,
+                    expires.as_millisecond()
+                ],
+            )
+            .map_err(db)?;
+            Ok(Some(NewSession {
+                id,
+                session: Session {
+                    organization_id: org,
+                    csrf_token: csrf,
+                    expires,
+                },
+            }))
+        })
+    }
+
+    fn session(&self, id: &str, now: Timestamp) -> Result<Option<Session>, StoreError> {
+        if !session::well_formed(id) {
+            return Ok(None);
+        }
+        let hash = session::hash(id);
+        let now = now.as_millisecond();
+        let row: Option<(String, String, i64)> = self.read(move |conn| {
+            conn.prepare_cached(
+                "SELECT t.org, s.csrf, s.expires_ms FROM sessions s
+                 JOIN tokens t ON t.id = s.token_id
+                 WHERE s.hash = ?1 AND s.expires_ms > ?2",
+            )
+            .map_err(db)?
+            .query_row(params![hash, now], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()
+            .map_err(db)
+        })?;
+        Ok(row.map(|(org, csrf, expires_ms)| Session {
+            organization_id: org,
+            csrf_token: csrf,
+            expires: Timestamp::from_millisecond(expires_ms).unwrap_or(Timestamp::MAX),
+        }))
+    }
+
+    fn end_session(&self, id: &str) -> Result<bool, StoreError> {
+        if !session::well_formed(id) {
+            return Ok(false);
+        }
+        let hash = session::hash(id);
+        self.write(move |conn| {
+            let n = conn
+                .execute("DELETE FROM sessions WHERE hash = ?1", params![hash])
                 .map_err(db)?;
             Ok(n > 0)
         })

@@ -10,9 +10,12 @@
 //! different server processes.
 
 use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::path::PathBuf;
 
 use jiff::Timestamp;
-use memdir_protocol::View;
+use memdir_protocol::{View, fold_team_mem_key};
 
 /// A repository as stored: the data of an R8.1 response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +93,8 @@ pub struct PutRequest<'a> {
 impl PutRequest<'_> {
     /// What a store answers instead of writing, given the repository's
     /// current state (hashes view, read inside the write's transaction):
-    /// the precondition first, then the entry cap. `None`: write.
+    /// the precondition first, then a new key that names another's file,
+    /// then the entry cap. `None`: write.
     ///
     /// Every backend decides with this one function, so that they refuse
     /// alike.
@@ -109,6 +113,9 @@ impl PutRequest<'_> {
             }
             _ => {}
         }
+        if let Some(collision) = self.collision(current) {
+            return Some(collision);
+        }
         let added = self
             .entries
             .keys()
@@ -119,6 +126,39 @@ impl PutRequest<'_> {
             max_entries: self.limits.max_entries,
             would_hold,
         })
+    }
+
+    /// The first new key (in key order) whose folded form
+    /// ([`memdir_protocol::fold_team_mem_key`]) is that of another key:
+    /// one the repository holds, or an earlier new key of this request. On
+    /// macOS and Windows the two would be one file. A key the repository
+    /// already holds is never refused for this, so that data written
+    /// before the rule keeps working.
+    fn collision(&self, current: &RepoState) -> Option<PutOutcome> {
+        let held = &current.entry_checksums;
+        // Most writes only update keys the repository holds: fold nothing.
+        if self.entries.keys().all(|k| held.contains_key(k)) {
+            return None;
+        }
+        let mut folded: HashMap<String, &str> = HashMap::with_capacity(held.len());
+        for key in held.keys() {
+            // Of a pair held from before the rule, the first names it.
+            folded.entry(fold_team_mem_key(key)).or_insert(key);
+        }
+        for key in self.entries.keys().filter(|k| !held.contains_key(*k)) {
+            match folded.entry(fold_team_mem_key(key)) {
+                Entry::Occupied(other) => {
+                    return Some(PutOutcome::KeyCollision {
+                        key: key.clone(),
+                        existing: (*other.get()).to_owned(),
+                    });
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(key);
+                }
+            }
+        }
+        None
     }
 }
 
@@ -195,6 +235,15 @@ pub enum PutOutcome {
     /// No `If-Match`, and the repository already has entries; its current
     /// state (hashes view).
     PreconditionRequired(RepoState),
+    /// A new key names the same file as another key on a case-insensitive
+    /// file system ([`memdir_protocol::fold_team_mem_key`]).
+    KeyCollision {
+        /// The new key, refused.
+        key: String,
+        /// The other key: one the repository holds, or a new key of the
+        /// same request that comes before it in key order.
+        existing: String,
+    },
     /// The write would leave more entries than [`Limits::max_entries`].
     TooManyEntries {
         /// The cap.
@@ -213,6 +262,30 @@ pub struct NewToken {
     pub prefix: String,
     /// The organisation it belongs to.
     pub organization_id: String,
+}
+
+/// A web-view session, as stored: who it is for, the token its forms
+/// carry, and when it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// The organisation of the token the session was started with.
+    pub organization_id: String,
+    /// The session's form token: every form the session posts carries it
+    /// (a hidden field), so that a page of another site cannot post one.
+    pub csrf_token: String,
+    /// When the session ends, however it is used until then.
+    pub expires: Timestamp,
+}
+
+/// A session as started: its id is shown once (in the session cookie);
+/// only the id's SHA-256 is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSession {
+    /// The session id, `mds_` and 64 hex digits: the cookie's value. It is
+    /// no bearer token: the API refuses it.
+    pub id: String,
+    /// The session.
+    pub session: Session,
 }
 
 /// Errors of a storage backend.
@@ -242,6 +315,18 @@ pub enum StoreError {
     /// A lock was poisoned by a panic elsewhere.
     #[error("storage lock poisoned")]
     Poisoned,
+    /// The database path names something other than a regular file (a
+    /// FIFO, a device, a folder, or a symbolic link to one of them or to
+    /// nothing): SQLite would block on it, fail on it, or create its
+    /// journal beside it.
+    #[error("{}: it is {kind}, not a regular file (a database is a regular file or a new one)", path.display())]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is: `a FIFO`, `a device`, `a folder`, `a symbolic link
+        /// to nothing`, ….
+        kind: &'static str,
+    },
 }
 
 /// A team-memory database. Implementations are shared between worker
@@ -262,9 +347,27 @@ pub trait Store: Send + Sync {
     /// or revoked token.
     fn verify_token(&self, token: &str) -> Result<Option<String>, StoreError>;
 
-    /// Revokes the token with this prefix (or the whole token); whether one
-    /// was revoked.
+    /// Revokes the token with this prefix (or the whole token), and ends
+    /// the web-view sessions started with it; whether a token was revoked.
     fn revoke_token(&self, prefix: &str) -> Result<bool, StoreError>;
+
+    /// Starts a web-view session for a bearer token, ending at `expires`;
+    /// `None` for an unknown or revoked token. The session belongs to the
+    /// token: revoking the token ends it. Sessions that have ended by now
+    /// are deleted on the way.
+    fn create_session(
+        &self,
+        token: &str,
+        expires: Timestamp,
+    ) -> Result<Option<NewSession>, StoreError>;
+
+    /// The session with this id, if it is live at `now`: `None` when the
+    /// id is unknown, the session was ended or has expired, or its token
+    /// was revoked.
+    fn session(&self, id: &str, now: Timestamp) -> Result<Option<Session>, StoreError>;
+
+    /// Ends the session with this id (signing out); whether there was one.
+    fn end_session(&self, id: &str) -> Result<bool, StoreError>;
 
     /// The schema version of the open database.
     fn schema_version(&self) -> Result<u32, StoreError>;

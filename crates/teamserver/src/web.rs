@@ -1,9 +1,31 @@
-//! A read-only web view of a team's memories, for its members: the same
-//! bearer tokens as the API, entered once in a login form and kept in a
-//! session cookie (`HttpOnly`, `SameSite=Strict`, path `/ui`; `Secure`
-//! with [`Config::secure_cookies`]).
+//! A read-only web view of a team's memories, for its members. A member
+//! signs in once with a bearer token of the API; the server then starts a
+//! session of its own and the browser holds only the session's id.
 //!
-//! - `GET /ui/login`, `POST /ui/login` (form field `token`), `POST /ui/logout`;
+//! Sessions: a random id (`mds_` and 256 bits) in a cookie (`HttpOnly`,
+//! `SameSite=Strict`, path `/ui`, `Max-Age` its lifetime; `Secure` with
+//! [`Config::secure_cookies`]); stored in the database as the id's
+//! SHA-256 with the token it was started with, so that sessions outlive a
+//! restart and hold across servers sharing a PostgreSQL database. A
+//! session lasts [`Config::session_lifetime`] (12 hours) from sign-in;
+//! signing out ends it on the server, and revoking its token ends it too
+//! (every request joins the session to its token). The token never
+//! reaches the cookie, and the session id is no bearer token: the API
+//! reads only `Authorization`, and the web view only its cookie.
+//!
+//! Forms: every POST (sign-in, sign-out) is refused with 403 when the
+//! browser says it comes from another site — an `Origin` that is not this
+//! server's own (`http://` or `https://` and the request's `Host`; only
+//! `https://` with [`Config::secure_cookies`]), or a `Sec-Fetch-Site`
+//! other than `same-origin` or `none` — and when it lacks its form token:
+//! the sign-out form carries the session's own token in a hidden field;
+//! the sign-in form, before any session exists, carries a random token
+//! that must equal the one in its cookie `memdir_login` (a double submit),
+//! so that no other site can sign a member in to an organisation of its
+//! choosing.
+//!
+//! - `GET /ui/login`, `POST /ui/login` (form fields `token`, `csrf`),
+//!   `POST /ui/logout` (form field `csrf`);
 //! - `GET /ui/` — a form asking for a repository;
 //! - `GET /ui/repo?repo=owner/name[&q=words]` — its memories by type, with
 //!   description, the repository version whose write last changed it and
@@ -33,13 +55,14 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::config::Config;
 use crate::http::{Request, Response};
-use crate::store::{RepoState, Store};
+use crate::store::{RepoState, Session, Store};
+
+mod auth;
+
+use auth::{CSRF_FIELD, login, login_page, logout, signed_in};
 
 /// The path every page of the web view lies under.
 pub const UI_PREFIX: &str = "/ui";
-
-/// The session cookie's name.
-const COOKIE: &str = "memdir_session";
 
 /// What a page may load and run: nothing but its own style sheet.
 const CSP: &str = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -68,102 +91,22 @@ pub(crate) fn handle(store: &dyn Store, config: &Config, req: &Request) -> Respo
             ],
             body: STYLE.as_bytes().to_vec(),
         },
-        ("GET", "/ui/login") => page(200, "Sign in", &login_form(None)),
-        ("POST", "/ui/login") => login(store, req, config.secure_cookies),
-        ("POST", "/ui/logout") => logout(config.secure_cookies),
-        ("GET", "/ui" | "/ui/") => {
-            signed_in(store, req, |_| page(200, "Team memory", &repo_form("")))
-        }
-        ("GET", "/ui/repo") => signed_in(store, req, |org| repo_page(store, org, &params)),
-        ("GET", "/ui/memory") => signed_in(store, req, |org| memory_page(store, org, &params)),
+        ("GET", "/ui/login") => login_page(req, config, 200, None),
+        ("POST", "/ui/login") => login(store, config, req),
+        ("POST", "/ui/logout") => logout(store, config, req),
+        ("GET", "/ui" | "/ui/") => signed_in(store, config, req, |s| {
+            page(200, "Team memory", &repo_form(""), Some(s))
+        }),
+        ("GET", "/ui/repo") => signed_in(store, config, req, |s| repo_page(store, s, &params)),
+        ("GET", "/ui/memory") => signed_in(store, config, req, |s| memory_page(store, s, &params)),
         (_, "/ui/login") => not_allowed("GET, POST"),
         (_, "/ui/logout") => not_allowed("POST"),
         (_, "/ui" | "/ui/" | "/ui/repo" | "/ui/memory" | "/ui/style.css") => not_allowed("GET"),
-        _ => page(404, "Not found", "<p>No such page.</p>"),
+        _ => page(404, "Not found", "<p>No such page.</p>", None),
     }
 }
 
-/// Runs `render` for the organisation of the request's session, or
-/// answers 401 with the login form.
-fn signed_in(store: &dyn Store, req: &Request, render: impl FnOnce(&str) -> Response) -> Response {
-    let token = req
-        .header("cookie")
-        .into_iter()
-        .flat_map(|c| c.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.trim());
-    let org = match token
-        .filter(|t| !t.is_empty())
-        .map(|t| store.verify_token(t))
-    {
-        Some(Ok(Some(org))) => org,
-        Some(Err(e)) => {
-            log::error!("the web view could not check a token: {e}");
-            return page(
-                500,
-                "Error",
-                "<p class=\"error\">The server could not check your token.</p>",
-            );
-        }
-        _ => {
-            return page(
-                401,
-                "Sign in",
-                &login_form(Some("401: sign in with a team token to see this page.")),
-            );
-        }
-    };
-    render(&org)
-}
-
-fn login(store: &dyn Store, req: &Request, secure: bool) -> Response {
-    let token = form_urlencoded::parse(&req.body)
-        .find(|(k, _)| k == "token")
-        .map(|(_, v)| v.trim().to_owned())
-        .unwrap_or_default();
-    // A token is printable ASCII without `;` or spaces: one that is not
-    // cannot be a cookie value, and is no token either.
-    let plausible = !token.is_empty()
-        && token
-            .bytes()
-            .all(|b| b.is_ascii_graphic() && b != b';' && b != b',' && b != b'"');
-    let valid = plausible && matches!(store.verify_token(&token), Ok(Some(_)));
-    if !valid {
-        return page(
-            401,
-            "Sign in",
-            &login_form(Some("That token is not valid.")),
-        );
-    }
-    let mut response = redirect("/ui/");
-    response.headers.push((
-        "Set-Cookie",
-        format!(
-            "{COOKIE}={token}; Path={UI_PREFIX}; HttpOnly; SameSite=Strict{}",
-            secure_attribute(secure)
-        ),
-    ));
-    response
-}
-
-fn logout(secure: bool) -> Response {
-    let mut response = redirect("/ui/login");
-    response.headers.push((
-        "Set-Cookie",
-        format!(
-            "{COOKIE}=; Path={UI_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0{}",
-            secure_attribute(secure)
-        ),
-    ));
-    response
-}
-
-fn secure_attribute(secure: bool) -> &'static str {
-    if secure { "; Secure" } else { "" }
-}
-
-fn repo_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) -> Response {
+fn repo_page(store: &dyn Store, s: &Session, params: &BTreeMap<String, String>) -> Response {
     let repo = params.get("repo").map_or("", |r| r.trim());
     if validate_repo(repo).is_err() {
         let body = format!(
@@ -171,9 +114,9 @@ fn repo_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) ->
             escape(&quote(repo)),
             repo_form(repo)
         );
-        return page(400, "Team memory", &body);
+        return page(400, "Team memory", &body, Some(s));
     }
-    let state = match load(store, org, repo) {
+    let state = match load(store, s, repo) {
         Ok(state) => state,
         Err(response) => return response,
     };
@@ -193,10 +136,10 @@ fn repo_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) ->
     } else {
         search_results(&mut body, repo, &memories, query);
     }
-    page(200, &format!("Team memory: {repo}"), &body)
+    page(200, &format!("Team memory: {repo}"), &body, Some(s))
 }
 
-fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) -> Response {
+fn memory_page(store: &dyn Store, s: &Session, params: &BTreeMap<String, String>) -> Response {
     let repo = params.get("repo").map_or("", String::as_str);
     let key = params.get("key").map_or("", String::as_str);
     if validate_repo(repo).is_err() {
@@ -204,9 +147,10 @@ fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) 
             400,
             "Team memory",
             "<p class=\"error\">Not a repository name.</p>",
+            Some(s),
         );
     }
-    let state = match load(store, org, repo) {
+    let state = match load(store, s, repo) {
         Ok(state) => state,
         Err(response) => return response,
     };
@@ -215,6 +159,7 @@ fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) 
             404,
             "Not found",
             "<p>No such memory in this repository.</p>",
+            Some(s),
         );
     };
     let parsed = parse_memory(text.as_bytes());
@@ -232,17 +177,18 @@ fn memory_page(store: &dyn Store, org: &str, params: &BTreeMap<String, String>) 
     body.push_str("<article>");
     body.push_str(&render_markdown(&parsed.body));
     body.push_str("</article>");
-    page(200, &title, &body)
+    page(200, &title, &body, Some(s))
 }
 
 /// The repository's state with entries, or the page that says why not.
-fn load(store: &dyn Store, org: &str, repo: &str) -> Result<RepoState, Response> {
-    match store.get(org, repo, View::Full) {
+fn load(store: &dyn Store, s: &Session, repo: &str) -> Result<RepoState, Response> {
+    match store.get(&s.organization_id, repo, View::Full) {
         Ok(Some(state)) => Ok(state),
         Ok(None) => Err(page(
             404,
             "Not found",
             "<p>This organisation has no memories in that repository.</p>",
+            Some(s),
         )),
         Err(e) => {
             log::error!("the web view could not read a repository: {e}");
@@ -250,6 +196,7 @@ fn load(store: &dyn Store, org: &str, repo: &str) -> Result<RepoState, Response>
                 500,
                 "Error",
                 "<p class=\"error\">The database could not be read.</p>",
+                Some(s),
             ))
         }
     }
@@ -434,15 +381,18 @@ fn render_markdown(text: &str) -> String {
     html
 }
 
-fn login_form(message: Option<&str>) -> String {
+fn login_form(message: Option<&str>, csrf: &str) -> String {
     let mut out = String::new();
     if let Some(m) = message {
         let _ = write!(out, "<p class=\"error\">{}</p>", escape(m));
     }
-    out.push_str(
+    let _ = write!(
+        out,
         "<form method=\"post\" action=\"/ui/login\">\
+         <input type=\"hidden\" name=\"{CSRF_FIELD}\" value=\"{}\">\
          <label>Team token <input type=\"password\" name=\"token\" id=\"token\" autocomplete=\"off\" required></label> \
          <button type=\"submit\" id=\"sign-in\">Sign in</button></form>",
+        escape(csrf)
     );
     out
 }
@@ -466,14 +416,17 @@ fn search_form(repo: &str, query: &str) -> String {
     )
 }
 
-/// A whole page with the headers every page carries.
-fn page(status: u16, title: &str, body: &str) -> Response {
-    let signed_out = status == 401 || title == "Sign in";
-    let nav = if signed_out {
-        ""
-    } else {
-        "<form class=\"inline\" method=\"post\" action=\"/ui/logout\"><button type=\"submit\" id=\"sign-out\">Sign out</button></form>"
-    };
+/// A whole page with the headers every page carries; with a sign-out
+/// form carrying the session's form token when `session` is given.
+fn page(status: u16, title: &str, body: &str, session: Option<&Session>) -> Response {
+    let nav = session.map_or_else(String::new, |s| {
+        format!(
+            "<form class=\"inline\" method=\"post\" action=\"/ui/logout\">\
+             <input type=\"hidden\" name=\"{CSRF_FIELD}\" value=\"{}\">\
+             <button type=\"submit\" id=\"sign-out\">Sign out</button></form>",
+            escape(&s.csrf_token)
+        )
+    });
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -485,7 +438,11 @@ fn page(status: u16, title: &str, body: &str) -> Response {
         ("Content-Type", "text/html; charset=utf-8".to_owned()),
         ("Content-Security-Policy", CSP.to_owned()),
         ("X-Content-Type-Options", "nosniff".to_owned()),
-        ("Referrer-Policy", "no-referrer".to_owned()),
+        // No address of these pages (a repository's name is in it) goes
+        // to another site; `no-referrer` would go further and make the
+        // browser send `Origin: null` with this server's own forms, which
+        // the forms' origin check must refuse.
+        ("Referrer-Policy", "same-origin".to_owned()),
         ("Cache-Control", "no-store".to_owned()),
     ];
     if status == 401 {
@@ -514,6 +471,7 @@ fn not_allowed(allow: &str) -> Response {
         405,
         "Not allowed",
         "<p>That method is not allowed here.</p>",
+        None,
     );
     response.headers.push(("Allow", allow.to_owned()));
     response

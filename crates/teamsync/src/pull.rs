@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, FolderLock};
-use memdir_protocol::{entry_checksum, validate_team_mem_key_text};
+use memdir_protocol::{entry_checksum, fold_team_mem_key, validate_team_mem_key_text};
 
 use crate::client::{Client, MAX_FILE_SIZE_BYTES};
 use crate::error::SyncError;
@@ -126,15 +126,22 @@ fn try_pull(client: &Client) -> Result<SyncResult, SyncError> {
 /// view) that a pull may write, by canonical (NFC) key, and the keys it
 /// skips, with why. Pull and status both judge keys through it.
 ///
-/// Every key must pass [`validate_team_mem_key_text`]. Two spellings of
-/// one name (NFC and NFD, say) would write one file twice: the spelling
-/// already in NFC is kept (or, when none is, the first in byte order) and
-/// the others are skipped.
+/// Every key must pass [`validate_team_mem_key_text`]. Keys that name one
+/// file on some member's machine — spellings of one name that differ in
+/// Unicode normalisation or in letter case, equal under
+/// [`fold_team_mem_key`] — would write one file twice, or two files on
+/// Linux and one on macOS and Windows: one of them is written, the others
+/// skipped. The one written is the first in byte order, except that a
+/// spelling already in NFC goes before one that is not, so that every
+/// member's machine writes the same key.
 pub(crate) fn accept_entries(
     entries: &BTreeMap<String, String>,
 ) -> (Vec<(String, &str)>, Vec<SkippedKey>) {
     let mut skipped = Vec::new();
-    let mut by_name: BTreeMap<String, (&str, &str)> = BTreeMap::new();
+    // Folded form → the key kept (as sent), its NFC form and its entry.
+    let mut by_file: BTreeMap<String, (&str, String, &str)> = BTreeMap::new();
+    // Keys that lost to another, by the folded form they share.
+    let mut losers: Vec<(&str, String)> = Vec::new();
     for (key, text) in entries {
         let nfc = match validate_team_mem_key_text(key) {
             Ok(nfc) => nfc,
@@ -146,26 +153,33 @@ pub(crate) fn accept_entries(
                 continue;
             }
         };
-        let loser = match by_name.get(&nfc) {
-            None => None,
+        let folded = fold_team_mem_key(&nfc);
+        match by_file.get_mut(&folded) {
+            None => {
+                by_file.insert(folded, (key, nfc, text));
+            }
             // The keys come in byte order: a later key replaces the kept
-            // one only when it is the canonical spelling.
-            Some(&(kept, _)) if *key == nfc => Some(kept.to_owned()),
-            Some(_) => Some(key.clone()),
-        };
-        if let Some(loser) = &loser {
-            skipped.push(SkippedKey {
-                key: loser.clone(),
-                reason: format!("another key names the same file ({nfc})"),
-            });
-        }
-        if loser.as_deref() != Some(key.as_str()) {
-            by_name.insert(nfc, (key, text));
+            // one only when it is in NFC and the kept one is not.
+            Some(kept) if *key == nfc && kept.0 != kept.1 => {
+                let lost = std::mem::replace(kept, (key, nfc, text));
+                losers.push((lost.0, folded));
+            }
+            Some(_) => losers.push((key, folded)),
         }
     }
-    let accepted = by_name
-        .into_iter()
-        .map(|(nfc, (_, text))| (nfc, text))
+    for (key, folded) in losers {
+        let kept = by_file.get(&folded).map_or("", |k| k.1.as_str());
+        skipped.push(SkippedKey {
+            key: key.to_owned(),
+            reason: format!(
+                "another key names the same file on some machine (letter case or Unicode \
+                 normalisation apart): {kept}, which is written instead"
+            ),
+        });
+    }
+    let accepted = by_file
+        .into_values()
+        .map(|(_, nfc, text)| (nfc, text))
         .collect();
     (accepted, skipped)
 }

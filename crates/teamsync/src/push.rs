@@ -1,12 +1,14 @@
 //! Push (R8.3): send only what changed, never a secret, in bounded bodies.
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use memdir_folder::{DEFAULT_LOCK_TIMEOUT, FolderError, MemoryFolder};
 use memdir_memtypes::walk::{EntryKind, Walk, WalkError};
 use memdir_protocol::{
-    PutBody, RepoData, entry_checksum, normalize_team_mem_key, validate_team_mem_key_text,
+    PutBody, RepoData, entry_checksum, fold_team_mem_key, normalize_team_mem_key,
+    validate_team_mem_key_text,
 };
 
 use crate::client::{Client, MAX_CONFLICT_RETRIES, MAX_FILE_SIZE_BYTES, MAX_PUT_BODY_BYTES};
@@ -80,13 +82,13 @@ fn try_push(client: &Client, result: &mut SyncResult) -> Result<(), SyncError> {
 
     // The keys whose base this push moves, for the state saved at the end.
     let mut touched: BTreeMap<String, String> = BTreeMap::new();
-    let mut diverged: Vec<String> = Vec::new();
+    let mut held: Vec<SkippedKey> = Vec::new();
     let mut conflicts = 0;
     'attempt: loop {
         // Send what differs from the server, except a file unchanged since
         // the last sync: there the server holds someone's newer edit, which
         // a pull will bring, and sending the old copy would lose it.
-        let delta = delta(&local, &server, &state, &mut diverged);
+        let delta = delta(&local, &server, &state, &mut held);
         for (key, l) in &local {
             if server.content.entry_checksums.get(key) == Some(&l.sum) {
                 state.entries.insert(key.clone(), l.sum.clone());
@@ -126,12 +128,7 @@ fn try_push(client: &Client, result: &mut SyncResult) -> Result<(), SyncError> {
         }
         break;
     }
-    for key in diverged {
-        result.skipped.push(SkippedKey {
-            key,
-            reason: DIVERGED.to_owned(),
-        });
-    }
+    result.skipped.extend(held);
     result.success = true;
     result.checksum.clone_from(&server.checksum);
     save_state(&team, repo, touched, server.checksum.clone())
@@ -153,27 +150,80 @@ fn written_into(mut before: RepoData, written: RepoData) -> RepoData {
     before
 }
 
-/// The files to send, by the three-way rule; `diverged` gets those held
-/// back because both sides changed.
+/// The files to send, by the three-way rule; `held` gets those held back
+/// because both sides changed ([`DIVERGED`]) or because the key names the
+/// file of another ([`FileNames`]).
 fn delta<'a>(
     local: &'a BTreeMap<String, Local>,
     server: &RepoData,
     state: &SyncState,
-    diverged: &mut Vec<String>,
+    held: &mut Vec<SkippedKey>,
 ) -> BTreeMap<&'a str, &'a Local> {
     let mut delta = BTreeMap::new();
-    diverged.clear();
+    held.clear();
+    let sums = &server.content.entry_checksums;
+    let mut names = FileNames::new(sums);
     for (key, l) in local {
-        let server_sum = server.content.entry_checksums.get(key);
-        match judge(&l.sum, server_sum, state.entries.get(key)) {
-            Judgement::Send => {
-                delta.insert(key.as_str(), l);
-            }
-            Judgement::Diverged => diverged.push(key.clone()),
+        match judge(&l.sum, sums.get(key), state.entries.get(key)) {
+            Judgement::Send => match names.claim(key) {
+                Ok(()) => {
+                    delta.insert(key.as_str(), l);
+                }
+                Err(reason) => held.push(SkippedKey {
+                    key: key.clone(),
+                    reason,
+                }),
+            },
+            Judgement::Diverged => held.push(SkippedKey {
+                key: key.clone(),
+                reason: DIVERGED.to_owned(),
+            }),
             Judgement::Keep => {}
         }
     }
     delta
+}
+
+/// The files a repository's keys name on a case-insensitive file system
+/// ([`fold_team_mem_key`]), for holding back a new key that names the file
+/// of another: the server refuses such a key (409, `key_collision`), and
+/// the whole body with it.
+pub(crate) struct FileNames<'a> {
+    held: &'a BTreeMap<String, String>,
+    /// Folded form → the key that names it.
+    taken: HashMap<String, &'a str>,
+}
+
+impl<'a> FileNames<'a> {
+    /// The names of the server's keys (`held`: key → checksum).
+    pub(crate) fn new(held: &'a BTreeMap<String, String>) -> Self {
+        let mut taken = HashMap::with_capacity(held.len());
+        for key in held.keys() {
+            taken.entry(fold_team_mem_key(key)).or_insert(key.as_str());
+        }
+        Self { held, taken }
+    }
+
+    /// Takes the file `key` names, for a key about to be sent (keys in key
+    /// order); or says why it cannot be sent. A key the server holds under
+    /// this very spelling is always fine.
+    pub(crate) fn claim(&mut self, key: &'a str) -> Result<(), String> {
+        if self.held.contains_key(key) {
+            return Ok(());
+        }
+        match self.taken.entry(fold_team_mem_key(key)) {
+            Entry::Occupied(other) => Err(format!(
+                "names the same file as {} on macOS and Windows (letter case or Unicode \
+                 normalisation apart); rename it, or merge it into {}",
+                other.get(),
+                other.get()
+            )),
+            Entry::Vacant(slot) => {
+                slot.insert(key);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Records the bases this push moved. The state is read again under the

@@ -11,7 +11,7 @@ use memdir_protocol::{RepoData, entry_checksum};
 
 use crate::error::ErrorType;
 use crate::http::Transport;
-use crate::push::{DIVERGED, Judgement, judge};
+use crate::push::{DIVERGED, FileNames, Judgement, judge};
 use crate::result::{SkippedKey, SkippedSecret, SyncResult};
 use crate::state::{SyncState, open_existing};
 
@@ -105,9 +105,16 @@ fn try_status(client: &Client) -> Result<SyncStatus, SyncError> {
     let state = SyncState::load(folder.as_ref(), repo);
     // As push decides: changed from the server, and not merely out of date
     // (unchanged since the last sync while someone else's edit is newer).
+    let mut names = FileNames::new(sums);
     for (key, l) in &local {
         match judge(&l.sum, sums.get(key), state.entries.get(key)) {
-            Judgement::Send => out.to_push.push(key.clone()),
+            Judgement::Send => match names.claim(key) {
+                Ok(()) => out.to_push.push(key.clone()),
+                Err(reason) => out.skipped.push(SkippedKey {
+                    key: key.clone(),
+                    reason,
+                }),
+            },
             Judgement::Diverged => out.skipped.push(SkippedKey {
                 key: key.clone(),
                 reason: DIVERGED.to_owned(),

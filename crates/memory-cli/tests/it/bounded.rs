@@ -344,3 +344,61 @@ fn a_missing_command_is_one_usage_line() {
     let out = run(tmp.path(), &["--json"], None);
     check("--json", &out, 2, &["subcommand", "(see 'memdir --help')"]);
 }
+
+#[test]
+fn a_server_database_that_is_no_regular_file_is_refused_before_it_is_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("team.db");
+    mkfifo(&fifo);
+    let folder = tmp.path().join("folder.db");
+    std::fs::create_dir(&folder).unwrap();
+    let link = tmp.path().join("link.db");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let dangling = tmp.path().join("dangling.db");
+    std::os::unix::fs::symlink(tmp.path().join("elsewhere.db"), &dangling).unwrap();
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    for (db, kind) in [
+        (&fifo, "it is a FIFO, not a regular file"),
+        (&folder, "it is a folder, not a regular file"),
+        (&link, "it is a FIFO, not a regular file"),
+        (&dangling, "it is a symbolic link to nothing"),
+    ] {
+        for args in [
+            vec!["serve", "--db", s(db), "--create-token", "acme"],
+            vec!["serve", "--db", s(db), "--bind", "127.0.0.1:0"],
+        ] {
+            let out = run(tmp.path(), &args, None);
+            check(&format!("{args:?}"), &out, 3, &[s(db), kind]);
+            assert!(out.stdout.is_empty(), "{args:?}: {:?}", out.stdout);
+        }
+    }
+    // Nothing was created beside them: no -journal, -wal or -shm file, and
+    // nothing where the dangling link points.
+    assert_eq!(listing(), before);
+
+    // A device: refused, and no journal appears beside it.
+    let journal = Path::new("/dev/zero-journal");
+    let existed = journal.exists();
+    let out = run(
+        tmp.path(),
+        &["serve", "--db", "/dev/zero", "--create-token", "acme"],
+        None,
+    );
+    check(
+        "/dev/zero",
+        &out,
+        3,
+        &["/dev/zero", "it is a device, not a regular file"],
+    );
+    if !existed {
+        assert!(!journal.exists(), "/dev/zero-journal was created");
+    }
+}

@@ -4,5 +4,6 @@
 
 mod checksums;
 mod corpus;
+mod fold;
 mod hostile;
 mod key_props;

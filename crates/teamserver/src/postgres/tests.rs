@@ -249,3 +249,74 @@ fn works_from_plain_threads_and_from_another_runtimes_blocking_threads() {
             .expect("dropped in a task");
     });
 }
+
+/// Keys that name one file, written before such keys were refused, keep
+/// working: both read, both can be written, a third spelling is refused.
+#[test]
+fn keys_that_name_one_file_from_before_keep_working() {
+    let Some(db) = PgDatabase::create() else {
+        return;
+    };
+    let store = PgStore::connect(db.url()).expect("connect");
+    let one = BTreeMap::from([("deploy.md".to_owned(), "lower".to_owned())]);
+    let limits = crate::Limits { max_entries: 10 };
+    let put = |entries: &BTreeMap<String, String>, if_match: &crate::IfMatch| {
+        store
+            .put(&PutRequest {
+                org: "o",
+                repo: "a/b",
+                entries,
+                if_match,
+                limits,
+            })
+            .expect("put")
+    };
+    assert!(matches!(
+        put(&one, &crate::IfMatch::Absent),
+        PutOutcome::Accepted(_)
+    ));
+    // The other spelling, as an older server would have stored it.
+    let sums = BTreeMap::from([
+        (
+            "Deploy.md".to_owned(),
+            memdir_protocol::entry_checksum("upper"),
+        ),
+        (
+            "deploy.md".to_owned(),
+            memdir_protocol::entry_checksum("lower"),
+        ),
+    ]);
+    db.batch_execute(&format!(
+        "INSERT INTO memdir_entries (org, repo, key, content, checksum)
+         VALUES ('o', 'a/b', 'Deploy.md', 'upper'::bytea, '{}');
+         UPDATE memdir_repos SET checksum = '{}' WHERE org = 'o' AND repo = 'a/b';",
+        sums["Deploy.md"],
+        memdir_protocol::repo_checksum(&sums)
+    ));
+    let state = store
+        .get("o", "a/b", View::Full)
+        .expect("get")
+        .expect("some");
+    assert_eq!(
+        state
+            .entries
+            .as_ref()
+            .map(|e| e.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["Deploy.md".to_owned(), "deploy.md".to_owned()])
+    );
+    let both = BTreeMap::from([
+        ("Deploy.md".to_owned(), "UPPER".to_owned()),
+        ("deploy.md".to_owned(), "LOWER".to_owned()),
+    ]);
+    let PutOutcome::Accepted(state) = put(&both, &crate::IfMatch::Checksum(state.checksum)) else {
+        panic!("the held spellings are refused");
+    };
+    let third = BTreeMap::from([("DEPLOY.md".to_owned(), "third".to_owned())]);
+    assert_eq!(
+        put(&third, &crate::IfMatch::Checksum(state.checksum)),
+        PutOutcome::KeyCollision {
+            key: "DEPLOY.md".to_owned(),
+            existing: "Deploy.md".to_owned(),
+        }
+    );
+}

@@ -255,3 +255,134 @@ fn a_first_schema_database_is_migrated_with_its_entries() {
     assert_eq!(state.entry_changes["k.md"].version, 0);
     assert_eq!(state.entry_changes["k.md"].modified, None);
 }
+
+/// A database written before keys that name one file were refused, with
+/// such a pair, opens migrated: both keys read, both can be written, and
+/// a third spelling is refused naming the first of the pair.
+#[test]
+fn keys_that_name_one_file_from_an_older_schema_keep_working() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("t.db");
+    {
+        let conn = Connection::open(&path).expect("open");
+        conn.execute_batch(MIGRATIONS[0]).expect("schema 1");
+        conn.execute_batch(MIGRATIONS[1]).expect("schema 2");
+        conn.pragma_update(None, "user_version", 2).expect("set");
+        let sums = BTreeMap::from([
+            (
+                "Deploy.md".to_owned(),
+                memdir_protocol::entry_checksum("upper"),
+            ),
+            (
+                "deploy.md".to_owned(),
+                memdir_protocol::entry_checksum("lower"),
+            ),
+        ]);
+        conn.execute(
+            "INSERT INTO repos VALUES ('o', 'a/b', 2, 1000, ?1)",
+            [memdir_protocol::repo_checksum(&sums)],
+        )
+        .expect("repo");
+        for (key, text) in [("Deploy.md", "upper"), ("deploy.md", "lower")] {
+            conn.execute(
+                "INSERT INTO entries VALUES ('o', 'a/b', ?1, ?2, ?3, 0, 0)",
+                params![key, text, sums[key]],
+            )
+            .expect("entry");
+        }
+    }
+    let store = SqliteStore::open(&path).expect("open migrated");
+    assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);
+    let state = store
+        .get("o", "a/b", View::Full)
+        .expect("get")
+        .expect("some");
+    assert_eq!(
+        state.entries,
+        Some(entries(&[("Deploy.md", "upper"), ("deploy.md", "lower")]))
+    );
+    let limits = Limits { max_entries: 10 };
+    let state = accepted(
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("Deploy.md", "UPPER"), ("deploy.md", "LOWER")]),
+            &IfMatch::Checksum(state.checksum),
+            limits,
+        )
+        .expect("put"),
+    );
+    assert_eq!(
+        put(
+            &store,
+            "o",
+            "a/b",
+            &entries(&[("DEPLOY.md", "third")]),
+            &IfMatch::Checksum(state.checksum),
+            limits,
+        )
+        .expect("put"),
+        PutOutcome::KeyCollision {
+            key: "DEPLOY.md".to_owned(),
+            existing: "Deploy.md".to_owned(),
+        }
+    );
+}
+
+/// A path that is no regular file is refused before SQLite opens it, and
+/// nothing is created beside it or where a dangling link points.
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_no_regular_file_is_refused_before_it_is_opened() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("fifo.db");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let folder = dir.path().join("folder.db");
+    std::fs::create_dir(&folder).expect("folder");
+    let to_fifo = dir.path().join("to-fifo.db");
+    std::os::unix::fs::symlink(&fifo, &to_fifo).expect("link");
+    let dangling = dir.path().join("dangling.db");
+    std::os::unix::fs::symlink(dir.path().join("elsewhere.db"), &dangling).expect("link");
+    let listing = || {
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    for (path, kind) in [
+        (&fifo, "a FIFO"),
+        (&folder, "a folder"),
+        (&to_fifo, "a FIFO"),
+        (&dangling, "a symbolic link to nothing"),
+        (&std::path::PathBuf::from("/dev/null"), "a device"),
+    ] {
+        match SqliteStore::open(path) {
+            Err(e @ StoreError::NotAFile { kind: found, .. }) => {
+                assert_eq!(found, kind, "{}", path.display());
+                assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "{}: it is {kind}, not a regular file (a database is a regular file or a new one)",
+                        path.display()
+                    )
+                );
+            }
+            other => panic!("{}: {other:?}", path.display()),
+        }
+    }
+    assert_eq!(listing(), before);
+    // A link to a regular file, and a new file, open.
+    let real = dir.path().join("real.db");
+    drop(SqliteStore::open(&real).expect("a new file"));
+    let to_real = dir.path().join("to-real.db");
+    std::os::unix::fs::symlink(&real, &to_real).expect("link");
+    drop(SqliteStore::open(&to_real).expect("a link to a file"));
+}

@@ -74,6 +74,8 @@ conformance! {
         the_schema_version_is_current,
         concurrent_writers_lose_nothing,
         entries_record_the_write_that_changed_them,
+        a_new_key_naming_the_file_of_another_is_refused,
+        sessions_are_started_checked_ended_and_revoked_with_their_token,
     ],
     http: [
         get_and_put_in_the_r8_1_shape,
@@ -82,6 +84,7 @@ conformance! {
         a_minimal_put_answers_only_the_keys_it_wrote,
         unknown_and_revoked_tokens_are_401,
         another_organisations_repository_is_404_like_none,
+        a_key_naming_the_file_of_another_is_409,
     ],
 }
 

@@ -26,7 +26,7 @@ fn healthz_is_200_without_a_token() {
     let r = h.get(None, "/healthz");
     assert_eq!(
         (r.status, r.body),
-        (200, json!({"status": "ok", "schemaVersion": 2}))
+        (200, json!({"status": "ok", "schemaVersion": 3}))
     );
 }
 
@@ -363,4 +363,28 @@ fn a_request_with_bare_lf_line_ends_is_answered_at_once() {
         "{:?}",
         started.elapsed()
     );
+}
+
+#[test]
+fn an_http_1_1_request_without_one_host_is_400() {
+    // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request
+    // without a Host header, or with more than one.
+    let h = start(quiet());
+    for request in [
+        &b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n"[..],
+        b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n",
+        b"GET /ui/login HTTP/1.1\r\nConnection: close\r\n\r\n",
+    ] {
+        let (status, out) = raw_status(&h, request);
+        assert_eq!(status, 400, "{out}");
+        assert!(out.contains("\"error\":\"bad_request\""), "{out}");
+    }
+    // HTTP/1.0 has no Host requirement.
+    let (status, out) = raw_status(&h, b"GET /healthz HTTP/1.0\r\n\r\n");
+    assert_eq!(status, 200, "{out}");
+    let (status, out) = raw_status(
+        &h,
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status, 200, "{out}");
 }

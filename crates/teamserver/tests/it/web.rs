@@ -55,30 +55,109 @@ fn get(h: &Harness, cookie: Option<&str>, path: &str) -> Page {
     page(req.call().unwrap())
 }
 
-/// The sign-in form posted with `token`.
-fn post_login(h: &Harness, token: &str) -> Page {
+/// The value of the hidden `csrf` field of the first form on a page.
+fn csrf_field(body: &str) -> Option<String> {
+    let at = body.find("name=\"csrf\" value=\"")? + "name=\"csrf\" value=\"".len();
+    Some(body[at..].split('"').next()?.to_owned())
+}
+
+/// The `name=value` of a `Set-Cookie` header of a page naming `name`.
+fn set_cookie(p: &Page, name: &str) -> Option<String> {
+    p.headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+        .map(|(_, v)| v.split(';').next().unwrap_or("").to_owned())
+        .find(|pair| pair.starts_with(&format!("{name}=")))
+}
+
+/// The whole `Set-Cookie` header of a page naming `name`.
+fn set_cookie_header<'a>(p: &'a Page, name: &str) -> Option<&'a str> {
+    p.headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+        .map(|(_, v)| v.as_str())
+        .find(|v| v.starts_with(&format!("{name}=")))
+}
+
+/// What the sign-in form hands a browser: its cookie (`name=value`) and
+/// the hidden field that must match it.
+struct LoginForm {
+    cookie: String,
+    csrf: String,
+}
+
+fn login_form(h: &Harness) -> LoginForm {
+    let p = get(h, None, "/ui/login");
+    assert_eq!(p.status, 200, "{}", p.body);
+    LoginForm {
+        cookie: set_cookie(&p, "memdir_login").expect("a sign-in cookie"),
+        csrf: csrf_field(&p.body).expect("a csrf field in the form"),
+    }
+}
+
+/// A form POST with optional `Cookie` and `Origin` headers.
+fn post_form(
+    h: &Harness,
+    path: &str,
+    fields: &[(&str, &str)],
+    cookie: Option<&str>,
+    origin: Option<&str>,
+) -> Page {
     let form = form_urlencoded::Serializer::new(String::new())
-        .append_pair("token", token)
+        .extend_pairs(fields)
         .finish();
-    page(
-        agent()
-            .post(h.url("/ui/login"))
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .send(form)
-            .unwrap(),
+    let mut req = agent()
+        .post(h.url(path))
+        .header("Content-Type", "application/x-www-form-urlencoded");
+    if let Some(c) = cookie {
+        req = req.header("Cookie", c);
+    }
+    if let Some(o) = origin {
+        req = req.header("Origin", o);
+    }
+    page(req.send(form).unwrap())
+}
+
+/// The sign-in form, fetched and posted with `token` as a browser on the
+/// server's own page would.
+fn post_login(h: &Harness, token: &str) -> Page {
+    post_login_from(h, token, &h.url(""))
+}
+
+/// [`post_login`] from a page of `origin`.
+fn post_login_from(h: &Harness, token: &str, origin: &str) -> Page {
+    let form = login_form(h);
+    post_form(
+        h,
+        "/ui/login",
+        &[("csrf", &form.csrf), ("token", token)],
+        Some(&form.cookie),
+        Some(origin),
     )
 }
 
-/// Signs in with `token`; the cookie to send back.
-fn sign_in(h: &Harness, token: &str) -> String {
+/// A signed-in browser: its session cookie (`name=value`) and the
+/// session's form token, read from the sign-out form.
+struct Session {
+    cookie: String,
+    csrf: String,
+}
+
+/// Signs in with `token`.
+fn sign_in(h: &Harness, token: &str) -> Session {
     let p = post_login(h, token);
     assert_eq!(p.status, 303, "{}", p.body);
     assert_eq!(p.header("location"), Some("/ui/"));
-    let cookie = p.header("set-cookie").unwrap().to_owned();
-    assert!(cookie.contains("HttpOnly"), "{cookie}");
-    assert!(cookie.contains("SameSite=Strict"), "{cookie}");
-    assert!(cookie.contains("Path=/ui"), "{cookie}");
-    cookie.split(';').next().unwrap().to_owned()
+    let header = set_cookie_header(&p, "memdir_session").unwrap().to_owned();
+    assert!(header.contains("HttpOnly"), "{header}");
+    assert!(header.contains("SameSite=Strict"), "{header}");
+    assert!(header.contains("Path=/ui"), "{header}");
+    assert!(header.contains("Max-Age=43200"), "{header}");
+    let cookie = header.split(';').next().unwrap().to_owned();
+    let home = get(h, Some(&cookie), "/ui/");
+    assert_eq!(home.status, 200, "{}", home.body);
+    let csrf = csrf_field(&home.body).expect("a csrf field in the sign-out form");
+    Session { cookie, csrf }
 }
 
 fn memory(name: &str, kind: &str, description: &str, body: &str) -> String {
@@ -106,20 +185,30 @@ fn seed(h: &Harness, token: &str) {
 fn sign_in_sets_a_strict_cookie_and_a_bad_token_is_refused() {
     let h = start(quiet());
     let token = h.token("acme");
-    let cookie = sign_in(&h, &token);
-    let home = get(&h, Some(&cookie), "/ui/");
+    let session = sign_in(&h, &token);
+    let home = get(&h, Some(&session.cookie), "/ui/");
     assert_eq!(home.status, 200, "{}", home.body);
     assert!(home.body.contains("name=\"repo\""));
 
     for bad in ["", "not-a-token", "a;b", &format!("{token}x")] {
         let p = post_login(&h, bad);
         assert_eq!(p.status, 401, "{bad:?}");
-        assert!(p.header("set-cookie").is_none(), "{bad:?}");
+        assert!(set_cookie(&p, "memdir_session").is_none(), "{bad:?}");
     }
     // Signing out clears the cookie.
-    let out = page(agent().post(h.url("/ui/logout")).send("").unwrap());
-    assert_eq!(out.status, 303);
-    assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+    let out = post_form(
+        &h,
+        "/ui/logout",
+        &[("csrf", &session.csrf)],
+        Some(&session.cookie),
+        None,
+    );
+    assert_eq!(out.status, 303, "{}", out.body);
+    assert!(
+        set_cookie_header(&out, "memdir_session")
+            .unwrap()
+            .contains("Max-Age=0")
+    );
 }
 
 #[test]
@@ -155,7 +244,10 @@ fn every_page_needs_a_session_and_carries_the_policy() {
     assert_eq!(p.status, 401);
     // Another organisation's member sees no such repository.
     let other = sign_in(&h, &h.token("globex"));
-    assert_eq!(get(&h, Some(&other), "/ui/repo?repo=acme/app").status, 404);
+    assert_eq!(
+        get(&h, Some(&other.cookie), "/ui/repo?repo=acme/app").status,
+        404
+    );
 }
 
 #[test]
@@ -163,7 +255,7 @@ fn memories_are_listed_by_type_and_searched() {
     let h = start(quiet());
     let token = h.token("acme");
     seed(&h, &token);
-    let cookie = sign_in(&h, &token);
+    let cookie = sign_in(&h, &token).cookie;
     let list = get(&h, Some(&cookie), "/ui/repo?repo=acme/app");
     assert_eq!(list.status, 200, "{}", list.body);
     assert_eq!(list.header("content-security-policy"), Some(CSP));
@@ -207,7 +299,7 @@ fn memory_text_is_shown_as_text_and_loads_nothing() {
     let h = start(quiet());
     let token = h.token("acme");
     seed(&h, &token);
-    let cookie = sign_in(&h, &token);
+    let cookie = sign_in(&h, &token).cookie;
     for path in [
         "/ui/repo?repo=acme/app",
         "/ui/memory?repo=acme/app&key=evil.md",
@@ -256,7 +348,7 @@ fn each_memory_shows_the_version_that_last_changed_it() {
     assert_eq!(h.put(&token, "acme/app", None, &first).status, 200);
     let second = json!({ "b.md": memory("b", "project", "second one", "TWO") });
     assert_eq!(h.put(&token, "acme/app", Some("*"), &second).status, 200);
-    let cookie = sign_in(&h, &token);
+    let cookie = sign_in(&h, &token).cookie;
     let list = get(&h, Some(&cookie), "/ui/repo?repo=acme/app");
     let line = |key: &str| {
         let at = list
@@ -288,19 +380,200 @@ fn behind_tls_the_cookie_is_secure() {
     config.secure_cookies = true;
     let h = start(config);
     let token = h.token("acme");
-    let p = post_login(&h, &token);
-    assert_eq!(p.status, 303);
-    assert!(
-        p.header("set-cookie").unwrap().ends_with("; Secure"),
-        "{:?}",
-        p.header("set-cookie")
-    );
+    // Behind TLS the browser's page is https, on the same host.
+    let https = h.url("").replacen("http://", "https://", 1);
+    assert_eq!(post_login_from(&h, &token, &h.url("")).status, 403);
+    let p = post_login_from(&h, &token, &https);
+    assert_eq!(p.status, 303, "{}", p.body);
+    let header = set_cookie_header(&p, "memdir_session").unwrap();
+    assert!(header.ends_with("; Secure"), "{header}");
     let plain = start(quiet());
     let token = plain.token("acme");
+    let p = post_login(&plain, &token);
     assert!(
-        !post_login(&plain, &token)
-            .header("set-cookie")
+        !set_cookie_header(&p, "memdir_session")
             .unwrap()
             .contains("Secure")
     );
+}
+
+#[test]
+fn the_session_cookie_is_not_the_token_and_the_api_refuses_it() {
+    let h = start(quiet());
+    let token = h.token("acme");
+    seed(&h, &token);
+    let session = sign_in(&h, &token);
+    let value = session.cookie.strip_prefix("memdir_session=").unwrap();
+    assert_ne!(value, token);
+    assert!(!session.cookie.contains(&token), "{}", session.cookie);
+    assert!(!value.contains("mdt_"), "{value}");
+    // The cookie is no bearer token: a copy of it reads and writes nothing
+    // through the API.
+    assert_eq!(h.repo(value, "acme/app").status, 401);
+    let entries = json!({"planted.md": "planted"});
+    assert_eq!(h.put(value, "acme/app", Some("*"), &entries).status, 401);
+    // Nor is the cookie itself taken by the API.
+    let r = agent()
+        .get(h.url("/api/claude_code/team_memory?repo=acme/app"))
+        .header("Cookie", &session.cookie)
+        .call()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let r = agent()
+        .put(h.url("/api/claude_code/team_memory?repo=acme/app"))
+        .header("Cookie", &session.cookie)
+        .header("If-Match", "*")
+        .send(json!({"entries": entries}).to_string())
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    assert!(
+        h.repo(&token, "acme/app").body["content"]["entries"]
+            .get("planted.md")
+            .is_none()
+    );
+}
+
+#[test]
+fn signing_out_ends_the_session_on_the_server() {
+    let h = start(quiet());
+    let token = h.token("acme");
+    seed(&h, &token);
+    let session = sign_in(&h, &token);
+    let other = sign_in(&h, &token);
+    let out = post_form(
+        &h,
+        "/ui/logout",
+        &[("csrf", &session.csrf)],
+        Some(&session.cookie),
+        Some(&h.url("")),
+    );
+    assert_eq!(out.status, 303, "{}", out.body);
+    assert_eq!(out.header("location"), Some("/ui/login"));
+    // A copy of the cookie kept from before is refused.
+    for path in ["/ui/", "/ui/repo?repo=acme/app"] {
+        let p = get(&h, Some(&session.cookie), path);
+        assert_eq!(p.status, 401, "{path}");
+        assert!(!p.body.contains("how the service deploys"), "{path}");
+    }
+    // Another session of the same token goes on.
+    assert_eq!(get(&h, Some(&other.cookie), "/ui/").status, 200);
+}
+
+#[test]
+fn revoking_the_token_ends_its_sessions() {
+    let h = start(quiet());
+    let new = h.store.create_token("acme").unwrap();
+    let kept = h.token("acme");
+    seed(&h, &new.token);
+    let session = sign_in(&h, &new.token);
+    let other = sign_in(&h, &kept);
+    assert_eq!(
+        get(&h, Some(&session.cookie), "/ui/repo?repo=acme/app").status,
+        200
+    );
+    assert!(h.store.revoke_token(&new.prefix).unwrap());
+    let p = get(&h, Some(&session.cookie), "/ui/repo?repo=acme/app");
+    assert_eq!(p.status, 401);
+    assert!(!p.body.contains("how the service deploys"));
+    // A session of another token of the same organisation goes on.
+    assert_eq!(
+        get(&h, Some(&other.cookie), "/ui/repo?repo=acme/app").status,
+        200
+    );
+}
+
+#[test]
+fn a_session_expires_after_its_lifetime() {
+    let mut config = quiet();
+    config.session_lifetime = std::time::Duration::ZERO;
+    let h = start(config);
+    let token = h.token("acme");
+    let p = post_login(&h, &token);
+    assert_eq!(p.status, 303, "{}", p.body);
+    let cookie = set_cookie(&p, "memdir_session").unwrap();
+    assert_eq!(get(&h, Some(&cookie), "/ui/").status, 401);
+}
+
+#[test]
+fn a_cross_site_or_unproven_sign_in_is_403_and_starts_no_session() {
+    let h = start(quiet());
+    let token = h.token("acme");
+    let own = h.url("");
+    let refused = |fields: &[(&str, &str)], cookie: Option<&str>, origin: Option<&str>| {
+        let p = post_form(&h, "/ui/login", fields, cookie, origin);
+        assert_eq!(
+            p.status, 403,
+            "{fields:?} {cookie:?} {origin:?}: {}",
+            p.body
+        );
+        assert!(set_cookie(&p, "memdir_session").is_none(), "{fields:?}");
+    };
+    let form = login_form(&h);
+    let with_csrf = [("csrf", form.csrf.as_str()), ("token", token.as_str())];
+    // Another site's page posting the form, even with a valid pair (an
+    // attacker's own sign-in pair, say).
+    for origin in [
+        "http://evil.example",
+        "null",
+        "https://127.0.0.1.evil.example",
+    ] {
+        refused(&with_csrf, Some(&form.cookie), Some(origin));
+    }
+    // No form token, no cookie, or the two not matching.
+    refused(&[("token", &token)], Some(&form.cookie), Some(&own));
+    refused(&[("token", &token)], Some(&form.cookie), None);
+    refused(&with_csrf, None, Some(&own));
+    let other = login_form(&h);
+    refused(
+        &[("csrf", &other.csrf), ("token", &token)],
+        Some(&form.cookie),
+        None,
+    );
+    // A browser that says the request is cross-site.
+    let p = page(
+        agent()
+            .post(h.url("/ui/login"))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header("Cookie", &form.cookie)
+            .header("Sec-Fetch-Site", "cross-site")
+            .send(
+                form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(with_csrf)
+                    .finish(),
+            )
+            .unwrap(),
+    );
+    assert_eq!(p.status, 403);
+    // The same pair, from the server's own page or from no page at all (a
+    // client that sends no Origin), signs in.
+    let p = post_form(&h, "/ui/login", &with_csrf, Some(&form.cookie), Some(&own));
+    assert_eq!(p.status, 303, "{}", p.body);
+    let p = post_form(&h, "/ui/login", &with_csrf, Some(&form.cookie), None);
+    assert_eq!(p.status, 303, "{}", p.body);
+}
+
+#[test]
+fn a_cross_site_or_unproven_sign_out_is_403_and_ends_nothing() {
+    let h = start(quiet());
+    let token = h.token("acme");
+    let session = sign_in(&h, &token);
+    let own = h.url("");
+    for (fields, origin) in [
+        (
+            vec![("csrf", session.csrf.as_str())],
+            Some("http://evil.example"),
+        ),
+        (vec![], Some(own.as_str())),
+        (vec![], None),
+        (vec![("csrf", "0".repeat(64).as_str())], Some(own.as_str())),
+    ] {
+        let p = post_form(&h, "/ui/logout", &fields, Some(&session.cookie), origin);
+        assert_eq!(p.status, 403, "{fields:?} {origin:?}: {}", p.body);
+        assert!(set_cookie(&p, "memdir_session").is_none());
+        assert_eq!(
+            get(&h, Some(&session.cookie), "/ui/").status,
+            200,
+            "{fields:?} {origin:?}"
+        );
+    }
 }

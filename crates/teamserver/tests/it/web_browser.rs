@@ -1,7 +1,8 @@
 //! The web view in a real browser: headless Chromium driven through
 //! `chromedriver` (`WebDriver`). Sign in, open a repository, search, open a
 //! memory whose text holds `<script>` and `<img src=http://…>`, and see
-//! both shown as text. Without Chromium and `chromedriver` the test says so
+//! both shown as text; sign out and be asked for a token again; post the
+//! sign-in form from a page of another origin and be refused. Without Chromium and `chromedriver` the test says so
 //! and passes, unless `MEMDIR_REQUIRE_BROWSER=1` (set by CI) makes that a
 //! failure. A failing run saves a screenshot and names it.
 
@@ -173,7 +174,48 @@ async fn steps(c: &Client, h: &Harness, token: &str) -> Result<(), String> {
         first.contains("deploy.md"),
         "deploy.md is not the first result",
     )?;
-    memory_as_text(c, h).await
+    memory_as_text(c, h).await?;
+    sign_out(c, h).await?;
+    cross_site_sign_in(c, h, token).await
+}
+
+/// Signing out ends the session: the pages ask for a token again.
+async fn sign_out(c: &Client, h: &Harness) -> Result<(), String> {
+    submit(c, "sign-out", Locator::Id("sign-in")).await?;
+    c.goto(&h.url("/ui/repo?repo=acme/app"))
+        .await
+        .map_err(fail("open after sign-out"))?;
+    let text = c.source().await.map_err(fail("source"))?;
+    check(
+        text.contains("401: sign in") && !text.contains("make deploy"),
+        "the memories are shown after signing out",
+    )
+}
+
+/// A page of another origin posting the sign-in form, with a valid token
+/// (an attacker's own): refused, and no session is started.
+async fn cross_site_sign_in(c: &Client, h: &Harness, token: &str) -> Result<(), String> {
+    let attacker = format!(
+        "data:text/html,<form method=post action={}>\
+         <input name=token value={token}><input name=csrf value={}>\
+         <button id=go>go</button></form>",
+        h.url("/ui/login"),
+        "0".repeat(64)
+    );
+    c.goto(&attacker)
+        .await
+        .map_err(fail("the other site's page"))?;
+    submit(c, "go", Locator::Id("sign-in")).await?;
+    let text = c.source().await.map_err(fail("source"))?;
+    check(text.contains("403:"), "a cross-site sign-in is not refused")?;
+    c.goto(&h.url("/ui/repo?repo=acme/app"))
+        .await
+        .map_err(fail("open after the cross-site sign-in"))?;
+    let text = c.source().await.map_err(fail("source"))?;
+    check(
+        text.contains("401: sign in") && !text.contains("make deploy"),
+        "a cross-site sign-in started a session",
+    )
 }
 
 /// The memory holding markup: its script and image are text, nothing ran

@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use memdir_protocol::{Content, RepoData, entry_checksum, repo_checksum};
 use memdir_teamserver::{IfMatch, Limits, PutRequest, Store};
 use memdir_teamsync::{CONFLICTS_DIR, ErrorType};
-use memdir_testkit::{Proxy, dead_url};
+use memdir_testkit::{Proxy, Reply, ScriptedServer, dead_url};
 
 use crate::support::{ORG, REPO, client_for, read, start, write, write_thousand};
 
@@ -302,30 +303,52 @@ fn keys_are_nfc() {
     assert_eq!(read(b.path(), "caf\u{e9}.md"), "coffee\n");
 }
 
+/// A scripted server's answer holding `pairs`, as a server that keeps
+/// keys as sent gives it (one whose data predates the refusal of keys that
+/// name one file, say): for `status` (hashes) and then `pull` (full).
+fn answers_with(pairs: &[(&str, &str)]) -> ScriptedServer {
+    let entries: BTreeMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    let sums: BTreeMap<String, String> = entries
+        .iter()
+        .map(|(k, v)| (k.clone(), entry_checksum(v)))
+        .collect();
+    let data = |full: bool| RepoData {
+        organization_id: ORG.to_owned(),
+        repo: REPO.to_owned(),
+        version: 1,
+        last_modified: None,
+        checksum: Some(repo_checksum(&sums)),
+        content: Content {
+            entries: if full {
+                entries.clone()
+            } else {
+                BTreeMap::new()
+            },
+            entry_checksums: sums.clone(),
+        },
+    };
+    let reply = |full| Reply::json(200, &serde_json::to_value(data(full)).unwrap());
+    ScriptedServer::start(vec![reply(false), reply(true)])
+}
+
+/// A client of a scripted server, on `team`.
+fn scripted_client(server: &ScriptedServer, team: &Path) -> memdir_teamsync::Client {
+    client_for(server.url(), team).with_token(Some("t".to_owned()))
+}
+
 #[test]
 fn two_spellings_of_one_name_write_one_file_once() {
-    let h = start();
-    // Straight into the store, as a server that keeps keys as sent could.
-    let entries = BTreeMap::from([
-        ("cafe\u{301}.md".to_owned(), "nfd\n".to_owned()),
-        ("caf\u{e9}.md".to_owned(), "nfc\n".to_owned()),
-    ]);
-    h.store
-        .put(&PutRequest {
-            org: ORG,
-            repo: REPO,
-            entries: &entries,
-            if_match: &IfMatch::Absent,
-            limits: Limits { max_entries: 100 },
-        })
-        .unwrap();
+    let server = answers_with(&[("cafe\u{301}.md", "nfd\n"), ("caf\u{e9}.md", "nfc\n")]);
     let team = tempfile::tempdir().unwrap();
     // Status judges keys as pull does: one file to pull, one key skipped.
-    let st = h.client(team.path()).status();
+    let st = scripted_client(&server, team.path()).status();
     assert_eq!(st.to_pull, ["caf\u{e9}.md"], "{st:?}");
     let skipped: Vec<&str> = st.skipped.iter().map(|s| s.key.as_str()).collect();
     assert_eq!(skipped, ["cafe\u{301}.md"]);
-    let r = h.client(team.path()).pull();
+    let r = scripted_client(&server, team.path()).pull();
     assert!(r.success, "{r:?}");
     assert_eq!(
         (r.files_pulled, r.pulled.as_slice()),
@@ -339,6 +362,61 @@ fn two_spellings_of_one_name_write_one_file_once() {
         r.skipped[0]
     );
     assert_eq!(read(team.path(), "caf\u{e9}.md"), "nfc\n");
+}
+
+#[test]
+fn keys_differing_only_in_case_write_one_file_once() {
+    // On macOS and Windows each pair is one file: writing both would
+    // leave one member's folder with whichever came last.
+    let server = answers_with(&[
+        ("deploy.md", "lower\n"),
+        ("Deploy.md", "upper\n"),
+        ("MEMORY.md", "- [deploy](Deploy.md)\n"),
+        ("memory.md", "a stray index\n"),
+        ("notes/A.md", "a\n"),
+        ("Notes/a.md", "b\n"),
+    ]);
+    let team = tempfile::tempdir().unwrap();
+    let st = scripted_client(&server, team.path()).status();
+    assert_eq!(
+        st.to_pull,
+        ["Deploy.md", "MEMORY.md", "Notes/a.md"],
+        "{st:?}"
+    );
+    let r = scripted_client(&server, team.path()).pull();
+    assert!(r.success, "{r:?}");
+    // The first of each pair in sorted (byte) order is written ...
+    assert_eq!(r.pulled, ["Deploy.md", "MEMORY.md", "Notes/a.md"]);
+    assert_eq!(
+        md_files(team.path()),
+        BTreeMap::from([
+            ("Deploy.md".to_owned(), "upper\n".to_owned()),
+            ("MEMORY.md".to_owned(), "- [deploy](Deploy.md)\n".to_owned()),
+            ("Notes/a.md".to_owned(), "b\n".to_owned()),
+        ])
+    );
+    // ... and the other reported, naming the one written.
+    let skipped: Vec<(&str, &str)> = r
+        .skipped
+        .iter()
+        .map(|s| (s.key.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(skipped.len(), 3, "{skipped:?}");
+    for (key, kept) in [
+        ("deploy.md", "Deploy.md"),
+        ("memory.md", "MEMORY.md"),
+        ("notes/A.md", "Notes/a.md"),
+    ] {
+        let reason = skipped
+            .iter()
+            .find(|(k, _)| *k == key)
+            .unwrap_or_else(|| panic!("{key} not skipped: {skipped:?}"))
+            .1;
+        assert!(
+            reason.contains("same file") && reason.contains(kept),
+            "{key}: {reason}"
+        );
+    }
 }
 
 #[test]
@@ -406,5 +484,37 @@ fn conflict_after_the_retries_run_out() {
         serde_json::to_string(&r)
             .unwrap()
             .contains(r#""conflict":true"#)
+    );
+}
+
+#[test]
+fn a_file_naming_the_file_of_a_server_key_is_not_sent() {
+    let h = start();
+    let team = tempfile::tempdir().unwrap();
+    write(team.path(), "deploy.md", "first\n");
+    assert!(h.client(team.path()).push().success);
+    // Two files here (Linux tells case apart) that are one file on macOS
+    // and Windows: the server would refuse the new one, and with it the
+    // whole body.
+    write(team.path(), "Deploy.md", "a second copy\n");
+    write(team.path(), "other.md", "other\n");
+    write(team.path(), "Notes.md", "n\n");
+    write(team.path(), "notes.md", "m\n");
+    let r = h.client(team.path()).push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.uploaded, ["Notes.md", "other.md"]);
+    let skipped: Vec<(&str, &str)> = r
+        .skipped
+        .iter()
+        .map(|s| (s.key.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(skipped[0].0, "Deploy.md");
+    assert!(skipped[0].1.contains("deploy.md"), "{skipped:?}");
+    assert_eq!(skipped[1].0, "notes.md");
+    assert!(skipped[1].1.contains("Notes.md"), "{skipped:?}");
+    assert_eq!(
+        h.stored().keys().collect::<Vec<_>>(),
+        ["Notes.md", "deploy.md", "other.md"]
     );
 }

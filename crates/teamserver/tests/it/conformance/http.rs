@@ -290,3 +290,49 @@ pub(super) fn another_organisations_repository_is_404_like_none(h: &Harness) {
         json!({"b.md": "theirs"})
     );
 }
+
+pub(super) fn a_key_naming_the_file_of_another_is_409(h: &Harness) {
+    let t = h.token("acme");
+    let first = h.put(
+        &t,
+        "o/r",
+        None,
+        &json!({"deploy.md": "one", "MEMORY.md": "- [deploy](deploy.md)", "caf\u{e9}.md": "nfc"}),
+    );
+    assert_eq!(first.status, 200, "{}", first.body);
+    let sum = first.body["checksum"].as_str().unwrap().to_owned();
+    // Each of these is one file on a case-insensitive or
+    // normalisation-insensitive file system (macOS, Windows).
+    for (key, existing) in [
+        ("Deploy.md", "deploy.md"),
+        ("DEPLOY.MD", "deploy.md"),
+        ("memory.md", "MEMORY.md"),
+        ("cafe\u{301}.md", "caf\u{e9}.md"),
+        ("CAF\u{c9}.md", "caf\u{e9}.md"),
+    ] {
+        let r = h.put(&t, "o/r", Some(&sum), &json!({"new.md": "x", key: "two"}));
+        assert_eq!(r.status, 409, "{key:?}: {}", r.body);
+        assert_eq!(r.body["error"], json!("key_collision"), "{key:?}");
+        assert_eq!(r.body["key"], json!(key));
+        assert_eq!(r.body["existing"], json!(existing));
+    }
+    // Two new keys of one file in one body: the later one is refused.
+    let r = h.put(
+        &t,
+        "o/r",
+        Some(&sum),
+        &json!({"Notes.md": "a", "notes.md": "b"}),
+    );
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(
+        (&r.body["key"], &r.body["existing"]),
+        (&json!("notes.md"), &json!("Notes.md"))
+    );
+    // Nothing of a refused PUT was written.
+    let now = h.repo(&t, "o/r");
+    assert_eq!(now.body["version"], json!(1));
+    assert_eq!(now.body["checksum"], json!(sum));
+    // The stored spelling itself is written as ever.
+    let r = h.put(&t, "o/r", Some(&sum), &json!({"deploy.md": "three"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+}

@@ -391,7 +391,10 @@ pub(super) fn concurrent_writers_lose_nothing(h: &Harness) {
                             | PutOutcome::PreconditionRequired(s) => {
                                 seen = IfMatch::Checksum(s.checksum);
                             }
-                            other @ PutOutcome::TooManyEntries { .. } => panic!("{other:?}"),
+                            other @ (PutOutcome::TooManyEntries { .. }
+                            | PutOutcome::KeyCollision { .. }) => {
+                                panic!("{other:?}")
+                            }
                         }
                     }
                 }
@@ -421,7 +424,9 @@ pub(super) fn scripted_history(store: &dyn Store) -> Vec<RepoState> {
         PutOutcome::Accepted(s)
         | PutOutcome::PreconditionFailed(s)
         | PutOutcome::PreconditionRequired(s) => s,
-        other @ PutOutcome::TooManyEntries { .. } => panic!("{other:?}"),
+        other @ (PutOutcome::TooManyEntries { .. } | PutOutcome::KeyCollision { .. }) => {
+            panic!("{other:?}")
+        }
     };
     let a = state(put(
         store,
@@ -496,4 +501,104 @@ pub(super) fn entries_record_the_write_that_changed_them(h: &Harness) {
     let x = state.entry_changes["x.md"].modified.unwrap();
     let z = state.entry_changes["z.md"].modified.unwrap();
     assert!(x <= z);
+}
+
+pub(super) fn a_new_key_naming_the_file_of_another_is_refused(h: &Harness) {
+    let store = &*h.store;
+    let first = accepted(put(
+        store,
+        "acme",
+        "o/r",
+        &[("deploy.md", "one"), ("MEMORY.md", "index")],
+        &IfMatch::Absent,
+    ));
+    let at = IfMatch::Checksum(first.checksum.clone());
+    for (key, existing) in [("Deploy.md", "deploy.md"), ("memory.md", "MEMORY.md")] {
+        assert_eq!(
+            put(store, "acme", "o/r", &[(key, "two")], &at),
+            PutOutcome::KeyCollision {
+                key: key.to_owned(),
+                existing: existing.to_owned(),
+            }
+        );
+    }
+    // Within one request: the later key in key order is refused.
+    assert_eq!(
+        put(store, "acme", "o/r", &[("b.md", "1"), ("B.md", "2")], &at),
+        PutOutcome::KeyCollision {
+            key: "b.md".to_owned(),
+            existing: "B.md".to_owned(),
+        }
+    );
+    // A stale precondition is answered first: the client must refetch.
+    assert!(matches!(
+        put(
+            store,
+            "acme",
+            "o/r",
+            &[("Deploy.md", "two")],
+            &IfMatch::Checksum("sha256:old".into())
+        ),
+        PutOutcome::PreconditionFailed(_)
+    ));
+    // Nothing was written; the held spelling and other organisations'
+    // repositories are not affected.
+    assert_eq!(full(store, "acme", "o/r").unwrap().version, 1);
+    accepted(put(store, "acme", "o/r", &[("deploy.md", "three")], &at));
+    accepted(put(
+        store,
+        "other",
+        "o/r",
+        &[("Deploy.md", "theirs")],
+        &IfMatch::Absent,
+    ));
+}
+
+pub(super) fn sessions_are_started_checked_ended_and_revoked_with_their_token(h: &Harness) {
+    use jiff::{SignedDuration, Timestamp};
+    let store = &*h.store;
+    let token = store.create_token("acme").unwrap();
+    let now = Timestamp::now();
+    let later = now + SignedDuration::from_hours(12);
+    assert_eq!(store.create_session("mdt_nope", later).unwrap(), None);
+    let first = store.create_session(&token.token, later).unwrap().unwrap();
+    let second = store.create_session(&token.token, later).unwrap().unwrap();
+    assert_ne!(first.id, second.id);
+    assert_ne!(first.session.csrf_token, second.session.csrf_token);
+    assert!(
+        first.id.starts_with("mds_") && !first.id.contains(&token.token),
+        "{}",
+        first.id
+    );
+    assert_eq!(first.session.organization_id, "acme");
+    // The session is found by its id, live until it expires.
+    let found = store.session(&first.id, now).unwrap().unwrap();
+    assert_eq!(found.organization_id, "acme");
+    assert_eq!(found.csrf_token, first.session.csrf_token);
+    assert_eq!(found.expires.as_millisecond(), later.as_millisecond());
+    assert_eq!(store.session(&first.id, later).unwrap(), None);
+    // Nothing else finds it: not the token, not a near miss.
+    let (head, last) = first.id.split_at(first.id.len() - 1);
+    let near = format!("{head}{}", if last == "0" { "1" } else { "0" });
+    for bad in ["", "mds_", &token.token, &near, &first.session.csrf_token] {
+        assert_eq!(store.session(bad, now).unwrap(), None, "{bad:?}");
+    }
+    // The id is no bearer token.
+    assert_eq!(store.verify_token(&first.id).unwrap(), None);
+    // Ending one ends only it.
+    assert!(store.end_session(&first.id).unwrap());
+    assert!(!store.end_session(&first.id).unwrap());
+    assert_eq!(store.session(&first.id, now).unwrap(), None);
+    assert!(store.session(&second.id, now).unwrap().is_some());
+    // Revoking the token ends its sessions, not another token's.
+    let other = store.create_token("acme").unwrap();
+    let others = store.create_session(&other.token, later).unwrap().unwrap();
+    assert!(store.revoke_token(&token.prefix).unwrap());
+    assert_eq!(store.session(&second.id, now).unwrap(), None);
+    assert!(store.session(&others.id, now).unwrap().is_some());
+    assert_eq!(store.create_session(&token.token, later).unwrap(), None);
+    // A session already expired is never found, and is cleared by the next
+    // session started.
+    let gone = store.create_session(&other.token, now).unwrap().unwrap();
+    assert_eq!(store.session(&gone.id, now).unwrap(), None);
 }
