@@ -87,6 +87,7 @@ mod error;
 mod locations;
 mod mcp_approvals;
 mod run;
+mod shapes;
 mod state;
 mod subscription;
 mod table;

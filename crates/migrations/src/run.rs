@@ -13,6 +13,7 @@ use memdir_settings::{
 };
 use serde::Serialize;
 
+use crate::shapes::{self, FileKind};
 use crate::state::{self, StateFile};
 use crate::table::{Context, Decision, Edit, Guard, Migration, Read, Slot, TABLE};
 use crate::{Locations, MAX_GLOBAL_CONFIG_BYTES, MigrationError, Subscription};
@@ -76,6 +77,9 @@ pub enum ProblemKind {
     /// JSON, not an object, not a regular file, a symbolic link, a linked
     /// folder on the way to it, too large.
     Unusable,
+    /// The file is JSON, but a value the migrations read has an unexpected
+    /// type; the whole file is left as it is.
+    UnexpectedType,
     /// The subscription record or memdir's own state cannot be read.
     Record,
 }
@@ -125,6 +129,14 @@ enum Which {
 }
 
 impl Which {
+    fn kind(self) -> FileKind {
+        match self {
+            Which::User => FileKind::User,
+            Which::Local => FileKind::Local,
+            Which::Global => FileKind::Global,
+        }
+    }
+
     fn limit(self) -> u64 {
         match self {
             Which::Global => MAX_GLOBAL_CONFIG_BYTES,
@@ -169,8 +181,9 @@ impl Files {
     }
 }
 
-/// Reads one of the agent's files: a file that cannot be used is left
-/// whole (its slot holds why).
+/// Reads one of the agent's files and checks the types of the values the
+/// migrations read in it: a file that cannot be used, or holds a value of
+/// an unexpected type, is left whole (its slot holds why).
 fn read_slot(at: &Locations, path: &Path, which: Which) -> Slot {
     let target = at.target(path);
     let (state, damage) = match read_settings_file(&target, which.limit()) {
@@ -178,13 +191,19 @@ fn read_slot(at: &Locations, path: &Path, which: Which) -> Slot {
             let why = unusable(&e);
             (Err(why.clone()), Some((ProblemKind::Unusable, why)))
         }
-        Ok(read) => (
-            Ok(Read {
-                bytes: read.bytes,
-                doc: read.document,
-            }),
-            None,
-        ),
+        Ok(read) => match shapes::check(which.kind(), &read.document) {
+            Err(what) => {
+                let why = format!("{}: {what}", path.display());
+                (Err(why.clone()), Some((ProblemKind::UnexpectedType, why)))
+            }
+            Ok(()) => (
+                Ok(Read {
+                    bytes: read.bytes,
+                    doc: read.document,
+                }),
+                None,
+            ),
+        },
     };
     Slot {
         path: path.to_owned(),
