@@ -45,7 +45,7 @@ pub struct SettingsPath {
 impl SettingsPath {
     /// The file `relative` below `root`. `relative` must be a plain
     /// relative path (no `..`, not absolute); a write or read of one that
-    /// is not fails with [`SettingsWriteError::NotAFilePath`].
+    /// is not fails with [`SettingsWriteError::Write`] (`NotAFilePath`).
     pub fn new(root: impl Into<PathBuf>, relative: impl Into<PathBuf>) -> Self {
         SettingsPath {
             root: root.into(),
