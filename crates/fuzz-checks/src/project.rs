@@ -24,6 +24,7 @@ pub(crate) fn settings(data: &[u8]) {
             source,
             path: PathBuf::from(format!("/etc/memdir/{source}.json")),
             values: values.clone(),
+            committed: false,
         })
         .collect();
     let settings = Settings::from_files(files);

@@ -17,8 +17,9 @@ use crate::output::{print, print_json};
 Each event (SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd) gets one entry \
 {\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"<this memdir> hook <event>\"}]}. \
 Every other key and hook is kept; installing twice changes nothing; a copy of the file as it was \
-is kept beside it (<file>.memdir-backup-<time>, the newest 5). A file that is not a JSON object is \
-refused and left as it is.
+is kept beside it (<file>.memdir-backup-<time>, the newest 5). A file that is not a JSON object, \
+or that lies behind a linked folder (a project's .claude that is a symbolic link), is refused and \
+left as it is. The lock is taken in <base>/memdir/locks/, never beside the file.
 
 Examples:
   memdir hooks install                  into <base>/settings.json (~/.claude/settings.json)

@@ -18,8 +18,10 @@ names become current ones (some only on the plans recorded in <base>/.credential
 tokens are never read out). Each migration runs once: those that move a value run whenever the \
 old value is there, the others are recorded as done in <base>/memdir/state.json. Every applied \
 change is a line in <base>/memdir/migrations.jsonl; ~/.claude.json is backed up first to \
-<base>/backups/ (five newest kept). A file that is not valid JSON, is a symbolic link or holds a \
-value of an unexpected type is left untouched and reported; the other migrations still run.
+<base>/backups/ (five newest kept). A file that is not valid JSON, is a symbolic link, lies \
+behind a linked folder (a .claude that is a link) or holds a value of an unexpected type where a \
+migration reads one (a projects entry that is null) is left untouched, whole, and reported; the \
+other files' migrations still run. memdir's locks are kept in <base>/memdir/locks/.
 
 Any memdir command that reads settings runs the migrations first when one of those files \
 changed since the last run; MEMDIR_AUTO_MIGRATE=0 turns that off.

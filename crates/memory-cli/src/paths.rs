@@ -22,7 +22,7 @@ use crate::output::{print, print_json};
     autoMemPathSource is flag:--memory-dir, env:CLAUDE_COWORK_MEMORY_PATH_OVERRIDE, \
     settings:<source>, env:CLAUDE_CODE_PROJECT_DIR_NAME (the folder name under \
     <base>/projects/, read only with CLAUDE_CONFIG_DIR) or default (the sanitised project \
-    root). autoMemoryDirectory is never taken from the committed .claude/settings.json."
+    root). autoMemoryDirectory is never taken from the committed .claude/settings.json,     nor from a .claude/settings.local.json that the project's git tracks."
 )]
 pub(crate) struct PathsArgs {
     #[command(subcommand)]

@@ -46,17 +46,22 @@
 //!   No credentials file (tokens in the system keychain, an API key) is an
 //!   unknown plan: the plan-dependent migrations change nothing.
 //!
-//! Safety: every write is a compare-and-replace under a lock
-//! ([`memdir_settings::replace_settings_file`]): atomic, keys and their
-//! order and untouched values' text preserved, and never over what another
-//! program wrote since the read (the migration is decided again). Before
-//! the global configuration first changes in a run, its bytes are copied
-//! to `<base>/backups/.claude.json.backup.<ms>` (the [`KEPT_BACKUPS`]
-//! newest are kept). A file that is not valid JSON, is a symbolic link or
-//! holds a value of an unexpected type (a `projects` entry that is `null`,
-//! a list where an object belongs) is left untouched and reported; the
-//! other migrations still run. Each applied migration appends
-//! `{id, at, file, change}` to `<base>/memdir/migrations.jsonl`.
+//! Safety: every write is a compare-and-replace under a lock in
+//! `<base>/memdir/locks/` ([`memdir_settings::replace_settings_file`]):
+//! atomic, keys and their order and untouched values' text preserved, and
+//! never over what another program wrote since the read (the migration is
+//! decided again). A project's local settings are reached from the project
+//! folder one segment at a time, so a linked `.claude` is never written
+//! through (nor is `<base>/backups` when it is a link). Before the global
+//! configuration first changes in a run, its bytes are copied to
+//! `<base>/backups/.claude.json.backup.<ms>` (the [`KEPT_BACKUPS`] newest
+//! are kept). A file that is not valid JSON, is a symbolic link, lies
+//! behind a linked folder or holds a value of an unexpected type where a
+//! migration reads one (a `projects` entry that is `null`, whichever
+//! project's; a list where an object belongs) is left untouched, whole,
+//! and reported ([`Problem`]); the other files' migrations still run. Each
+//! applied migration appends `{id, at, file, change}` to
+//! `<base>/memdir/migrations.jsonl`.
 //!
 //! ```
 //! use memdir_migrations::{Locations, RunOptions, run};
@@ -82,13 +87,14 @@ mod error;
 mod locations;
 mod mcp_approvals;
 mod run;
+mod shapes;
 mod state;
 mod subscription;
 mod table;
 
 pub use error::MigrationError;
 pub use locations::{Locations, ProjectFiles};
-pub use run::{Outcome, Problem, Report, RunOptions, run, run_if_needed};
+pub use run::{Outcome, Problem, ProblemKind, Report, RunOptions, run, run_if_needed};
 pub use subscription::Subscription;
 pub use table::OLD_PRO_DEFAULT;
 

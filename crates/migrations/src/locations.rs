@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use memdir_settings::{LockDir, SettingsPath};
+
 /// The files of one run: the agent's global configuration, the user's
 /// settings, one project's local settings, the subscription record, and
 /// memdir's own state beside them.
@@ -100,10 +102,29 @@ impl Locations {
         self.base.join("backups")
     }
 
-    /// The lock that serialises memdir's runs (and its writes of the global
-    /// configuration), `<base>/memdir/migrations.lock`.
+    /// The lock that serialises memdir's runs, `<base>/memdir/migrations.lock`.
     #[must_use]
     pub fn lock_file(&self) -> PathBuf {
         self.state_dir().join("migrations.lock")
+    }
+
+    /// The folder of the settings files' locks, `<base>/memdir/locks/`.
+    #[must_use]
+    pub fn lock_dir(&self) -> LockDir {
+        LockDir::under_base(&self.base)
+    }
+
+    /// How a file of this run is reached for writing: a project's local
+    /// settings from the project folder, so that a linked `.claude` on the
+    /// way is refused; any other file from the folder that holds it (the
+    /// home or base folder, or memdir's own).
+    pub(crate) fn target(&self, path: &Path) -> SettingsPath {
+        if let Some(project) = &self.project
+            && project.local_settings == path
+            && let Ok(relative) = path.strip_prefix(&project.dir)
+        {
+            return SettingsPath::new(&project.dir, relative);
+        }
+        SettingsPath::in_folder(path).unwrap_or_else(|| SettingsPath::new(path, ""))
     }
 }

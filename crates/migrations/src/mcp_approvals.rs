@@ -14,14 +14,16 @@ const ENABLED: &str = "enabledMcpjsonServers";
 const DISABLED: &str = "disabledMcpjsonServers";
 
 /// The three approval keys of one file, each checked for its type.
-struct Approvals {
+pub(crate) struct Approvals {
     all: Option<bool>,
     enabled: Option<Vec<String>>,
     disabled: Option<Vec<String>>,
 }
 
 impl Approvals {
-    fn of(doc: &SettingsDocument, place: &str) -> Result<Approvals, String> {
+    /// The approvals of `doc`, or `Err` naming the first of an unexpected
+    /// type, `place` saying where it is.
+    pub(crate) fn of(doc: &SettingsDocument, place: &str) -> Result<Approvals, String> {
         let all = match doc.get(ENABLE_ALL) {
             None => None,
             Some(Value::Bool(b)) => Some(b),

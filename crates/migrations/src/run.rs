@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 use memdir_settings::{
-    MAX_SETTINGS_BYTES, SettingsDocument, SettingsWriteError, read_settings_file,
+    MAX_SETTINGS_BYTES, SettingsDocument, SettingsPath, SettingsWriteError, read_settings_file,
     replace_settings_file,
 };
 use serde::Serialize;
 
+use crate::shapes::{self, FileKind};
 use crate::state::{self, StateFile};
 use crate::table::{Context, Decision, Edit, Guard, Migration, Read, Slot, TABLE};
 use crate::{Locations, MAX_GLOBAL_CONFIG_BYTES, MigrationError, Subscription};
@@ -64,6 +65,23 @@ pub struct Problem {
     /// One line that starts with the path: `/h/.claude.json: it is not
     /// valid JSON; left untouched`.
     pub message: String,
+    /// What kind of problem it is.
+    pub kind: ProblemKind,
+}
+
+/// What kind of [`Problem`] a file has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProblemKind {
+    /// The file cannot be read as a settings file to write: not valid
+    /// JSON, not an object, not a regular file, a symbolic link, a linked
+    /// folder on the way to it, too large.
+    Unusable,
+    /// The file is JSON, but a value the migrations read has an unexpected
+    /// type; the whole file is left as it is.
+    UnexpectedType,
+    /// The subscription record or memdir's own state cannot be read.
+    Record,
 }
 
 impl std::fmt::Display for Problem {
@@ -110,15 +128,32 @@ enum Which {
     Global,
 }
 
+impl Which {
+    fn kind(self) -> FileKind {
+        match self {
+            Which::User => FileKind::User,
+            Which::Local => FileKind::Local,
+            Which::Global => FileKind::Global,
+        }
+    }
+
+    fn limit(self) -> u64 {
+        match self {
+            Which::Global => MAX_GLOBAL_CONFIG_BYTES,
+            Which::User | Which::Local => MAX_SETTINGS_BYTES,
+        }
+    }
+}
+
 impl Files {
     fn read(at: &Locations) -> Files {
         Files {
-            global: read_slot(&at.global_config, MAX_GLOBAL_CONFIG_BYTES),
-            user: read_slot(&at.user_settings, MAX_SETTINGS_BYTES),
+            global: read_slot(at, &at.global_config, Which::Global),
+            user: read_slot(at, &at.user_settings, Which::User),
             local: at
                 .project
                 .as_ref()
-                .map(|p| read_slot(&p.local_settings, MAX_SETTINGS_BYTES)),
+                .map(|p| read_slot(at, &p.local_settings, Which::Local)),
         }
     }
 
@@ -135,25 +170,46 @@ impl Files {
             .into_iter()
             .flatten()
             .filter_map(|slot| {
-                let why = slot.state.as_ref().err()?;
+                let (kind, why) = slot.damage.as_ref()?;
                 Some(Problem {
                     path: slot.path.clone(),
                     message: format!("{why}; left untouched"),
+                    kind: *kind,
                 })
             })
             .collect()
     }
 }
 
-fn read_slot(path: &Path, limit: u64) -> Slot {
+/// Reads one of the agent's files and checks the types of the values the
+/// migrations read in it: a file that cannot be used, or holds a value of
+/// an unexpected type, is left whole (its slot holds why).
+fn read_slot(at: &Locations, path: &Path, which: Which) -> Slot {
+    let target = at.target(path);
+    let (state, damage) = match read_settings_file(&target, which.limit()) {
+        Err(e) => {
+            let why = unusable(&e);
+            (Err(why.clone()), Some((ProblemKind::Unusable, why)))
+        }
+        Ok(read) => match shapes::check(which.kind(), &read.document) {
+            Err(what) => {
+                let why = format!("{}: {what}", path.display());
+                (Err(why.clone()), Some((ProblemKind::UnexpectedType, why)))
+            }
+            Ok(()) => (
+                Ok(Read {
+                    bytes: read.bytes,
+                    doc: read.document,
+                }),
+                None,
+            ),
+        },
+    };
     Slot {
         path: path.to_owned(),
-        state: read_settings_file(path, limit)
-            .map(|read| Read {
-                bytes: read.bytes,
-                doc: read.document,
-            })
-            .map_err(|e| unusable(&e)),
+        target,
+        state,
+        damage,
     }
 }
 
@@ -196,7 +252,7 @@ pub fn run_if_needed(at: &Locations) -> Result<Option<Report>, MigrationError> {
     {
         return Ok(None);
     }
-    if let Ok(file) = StateFile::load(&at.state_file()) {
+    if let Ok(file) = StateFile::load(&at.target(&at.state_file())) {
         let same = file.state.table == TABLE.len()
             && inputs(at)
                 .iter()
@@ -226,7 +282,8 @@ fn inputs(at: &Locations) -> Vec<(String, String)> {
 /// The run itself, under the lock when it writes.
 fn execute(at: &Locations, options: &RunOptions) -> Result<Report, MigrationError> {
     let now = options.now.unwrap_or_else(Timestamp::now);
-    let mut state = StateFile::load(&at.state_file());
+    let state_file = at.target(&at.state_file());
+    let mut state = StateFile::load(&state_file);
     let mut files = Files::read(at);
     let subscription = Subscription::read(&at.credentials);
     let mut problems = files.problems();
@@ -234,12 +291,14 @@ fn execute(at: &Locations, options: &RunOptions) -> Result<Report, MigrationErro
         problems.push(Problem {
             path: at.credentials.clone(),
             message: format!("{why}; the plan-dependent migrations wait"),
+            kind: ProblemKind::Record,
         });
     }
     if let Err(why) = &state {
         problems.push(Problem {
             path: at.state_file(),
             message: format!("{why}; the once-only migrations wait"),
+            kind: ProblemKind::Record,
         });
     }
     let mut run = Run {
@@ -273,7 +332,7 @@ fn execute(at: &Locations, options: &RunOptions) -> Result<Report, MigrationErro
     if let (false, Ok(mut file)) = (options.dry_run, state) {
         file.state.table = TABLE.len();
         file.state.inputs = inputs(at).into_iter().collect();
-        file.save(&at.state_file())?;
+        file.save(&state_file, &at.lock_dir())?;
     }
     Ok(Report {
         outcomes,
@@ -374,12 +433,7 @@ impl Run<'_> {
                 Ok(outcome) => return Ok((outcome, true)),
                 Err(Failure::Changed(which)) if attempt == 0 => {
                     let slot = files.slot_mut(which);
-                    let limit = if which == Which::Global {
-                        MAX_GLOBAL_CONFIG_BYTES
-                    } else {
-                        MAX_SETTINGS_BYTES
-                    };
-                    *slot = read_slot(&slot.path.clone(), limit);
+                    *slot = read_slot(self.at, &slot.path.clone(), which);
                 }
                 Err(Failure::Changed(_)) => {
                     return Ok((
@@ -437,6 +491,7 @@ impl Run<'_> {
                 bytes: Some(text.into_bytes()),
                 doc,
             });
+            slot.damage = None;
         }
         if !self.options.dry_run {
             let at = stamp(self.now);
@@ -465,13 +520,6 @@ impl Run<'_> {
         doc: &SettingsDocument,
     ) -> Result<(), Failure> {
         let expected = slot.state.as_ref().ok().and_then(|r| r.bytes.as_deref());
-        let (lock, limit) = match which {
-            Which::Global => (
-                Some(self.at.state_dir().join("claude-json.lock")),
-                MAX_GLOBAL_CONFIG_BYTES,
-            ),
-            Which::User | Which::Local => (None, MAX_SETTINGS_BYTES),
-        };
         if let Some(parent) = slot.path.parent() {
             // The user's base folder, or a project's `.claude/` (inside a
             // project folder that must exist).
@@ -495,22 +543,18 @@ impl Run<'_> {
                 || ".claude.json".to_owned(),
                 |n| n.to_string_lossy().into_owned(),
             );
-            let made = state::backup(
-                &self.at.backup_dir(),
-                &name,
-                before,
-                self.now.as_millisecond(),
-            )
-            .map_err(|e| {
-                Failure::Write(format!(
-                    "cannot back up {} in {}: {e}",
-                    slot.path.display(),
-                    self.at.backup_dir().display()
-                ))
-            })?;
+            let made = state::backup(&self.at.base, &name, before, self.now.as_millisecond())
+                .map_err(|e| {
+                    Failure::Write(format!(
+                        "cannot back up {} in {}: {e}",
+                        slot.path.display(),
+                        self.at.backup_dir().display()
+                    ))
+                })?;
             self.backup = Some(made);
         }
-        match replace_settings_file(&slot.path, lock.as_deref(), expected, doc, limit) {
+        let target: &SettingsPath = &slot.target;
+        match replace_settings_file(target, &self.at.lock_dir(), expected, doc, which.limit()) {
             Ok(()) => Ok(()),
             Err(SettingsWriteError::ChangedMeanwhile { .. }) => Err(Failure::Changed(which)),
             Err(e) => Err(Failure::Write(e.to_string())),

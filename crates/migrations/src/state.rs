@@ -9,7 +9,9 @@ use std::fs::OpenOptions;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use memdir_settings::{SettingsDocument, read_settings_file, replace_settings_file};
+use memdir_settings::{
+    LockDir, SettingsDocument, SettingsPath, read_settings_file, replace_settings_file,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::{KEPT_BACKUPS, MigrationError};
@@ -44,8 +46,9 @@ impl StateFile {
     /// Reads `path`; a missing file is an empty state. A damaged one is an
     /// error naming it: done-flags that cannot be read must not be taken
     /// as "never ran".
-    pub(crate) fn load(path: &Path) -> Result<StateFile, String> {
-        let read = read_settings_file(path, memdir_settings::MAX_SETTINGS_BYTES)
+    pub(crate) fn load(file: &SettingsPath) -> Result<StateFile, String> {
+        let path = file.path();
+        let read = read_settings_file(file, memdir_settings::MAX_SETTINGS_BYTES)
             .map_err(|e| e.to_string())?;
         let state = match read.document.get(STATE_KEY) {
             None => State::default(),
@@ -64,15 +67,19 @@ impl StateFile {
     }
 
     /// Writes the state back atomically, other keys untouched.
-    pub(crate) fn save(mut self, path: &Path) -> Result<(), MigrationError> {
+    pub(crate) fn save(
+        mut self,
+        file: &SettingsPath,
+        locks: &LockDir,
+    ) -> Result<(), MigrationError> {
         let value = serde_json::to_value(&self.state).expect("the state serialises");
         self.doc.set(STATE_KEY, &value);
         if !self.doc.is_changed() {
             return Ok(());
         }
         replace_settings_file(
-            path,
-            None,
+            file,
+            locks,
             self.bytes.as_deref(),
             &self.doc,
             memdir_settings::MAX_SETTINGS_BYTES,
@@ -132,11 +139,18 @@ pub(crate) fn append_event(
 }
 
 /// Copies the global configuration's bytes, as read, to
-/// `<dir>/.claude.json.backup.<ms since the epoch>` (readable by the owner
-/// only: the file names accounts and projects), then keeps the
-/// [`KEPT_BACKUPS`] newest.
-pub(crate) fn backup(dir: &Path, name: &str, bytes: &[u8], now_ms: i64) -> io::Result<PathBuf> {
+/// `<base>/backups/.claude.json.backup.<ms since the epoch>` (readable by
+/// the owner only: the file names accounts and projects; `backups` never
+/// reached through a link), then keeps the [`KEPT_BACKUPS`] newest.
+pub(crate) fn backup(base: &Path, name: &str, bytes: &[u8], now_ms: i64) -> io::Result<PathBuf> {
     // Thirteen digits until the year 2286: names sort as they age.
     let stamp = format!("{now_ms:013}");
-    memdir_settings::write_backup(dir, &format!("{name}.backup."), &stamp, bytes, KEPT_BACKUPS)
+    memdir_settings::write_backup(
+        base,
+        Path::new("backups"),
+        &format!("{name}.backup."),
+        &stamp,
+        bytes,
+        KEPT_BACKUPS,
+    )
 }

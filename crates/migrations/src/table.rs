@@ -17,7 +17,12 @@ use crate::Subscription;
 /// alone.
 pub(crate) struct Slot {
     pub(crate) path: std::path::PathBuf,
+    /// How the file is reached to read and write it.
+    pub(crate) target: memdir_settings::SettingsPath,
     pub(crate) state: Result<Read, String>,
+    /// What is wrong with the file, when it is left alone: reported once
+    /// as a problem.
+    pub(crate) damage: Option<(crate::ProblemKind, String)>,
 }
 
 /// A file's bytes as read (`None`: no file) and its document.

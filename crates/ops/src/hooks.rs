@@ -16,7 +16,9 @@ use std::time::{Duration, SystemTime};
 
 use memdir_memtypes::{atomic_write, read_regular_file};
 use memdir_relevance::RelevantMemory;
-use memdir_settings::{SettingsDocument, update_settings_file};
+use memdir_settings::{
+    LockDir, SettingsDocument, SettingsPath, read_settings_file, update_settings_file,
+};
 use serde_json::{Map, Value, json};
 
 use crate::ordered::{Ordered, in_order_of, pretty};
@@ -116,13 +118,26 @@ impl Project {
     /// The settings file of `scope` for this project.
     #[must_use]
     pub fn settings_path(&self, scope: SettingsScope) -> PathBuf {
+        self.settings_target(scope).path()
+    }
+
+    /// The settings file of `scope` as it is written: from the base folder
+    /// or the project's root, never through a linked folder below it.
+    fn settings_target(&self, scope: SettingsScope) -> SettingsPath {
         let resolution = self.resolution();
-        let claude = resolution.project.work_tree.as_std_path().join(".claude");
+        let work_tree = resolution.project.work_tree.as_std_path();
         match scope {
-            SettingsScope::User => resolution.base.as_std_path().join("settings.json"),
-            SettingsScope::Project => claude.join("settings.json"),
-            SettingsScope::Local => claude.join("settings.local.json"),
+            SettingsScope::User => {
+                SettingsPath::new(resolution.base.as_std_path(), "settings.json")
+            }
+            SettingsScope::Project => SettingsPath::new(work_tree, ".claude/settings.json"),
+            SettingsScope::Local => SettingsPath::new(work_tree, ".claude/settings.local.json"),
         }
+    }
+
+    /// memdir's folder of settings locks, under the base folder.
+    fn settings_locks(&self) -> LockDir {
+        LockDir::under_base(self.resolution().base.as_std_path())
     }
 
     /// Adds memdir's entry for every [`HookEvent`] to the settings file of
@@ -135,15 +150,21 @@ impl Project {
         scope: SettingsScope,
         program: &str,
     ) -> Result<HooksChange, OpsError> {
-        edit_hooks(&self.settings_path(scope), |hooks| install(hooks, program))
+        edit_hooks(
+            &self.settings_target(scope),
+            &self.settings_locks(),
+            |hooks| install(hooks, program),
+        )
     }
 
     /// Removes memdir's entries (any memdir's) from the settings file of
     /// `scope`, and the `hooks` key itself when nothing else is left in it.
     pub fn uninstall_hooks(&self, scope: SettingsScope) -> Result<HooksChange, OpsError> {
-        edit_hooks(&self.settings_path(scope), |hooks| {
-            Ok((Vec::new(), uninstall(hooks)?))
-        })
+        edit_hooks(
+            &self.settings_target(scope),
+            &self.settings_locks(),
+            |hooks| Ok((Vec::new(), uninstall(hooks)?)),
+        )
     }
 
     /// The memories `prompt` needs that this session's prompt hook has not
@@ -241,12 +262,15 @@ const HOOK_KEY_ORDER: &[&str] = &["matcher", "hooks", "type", "command", "timeou
 /// Reads, edits and writes the `hooks` key of one settings file under its
 /// lock, backing the file up first when it changes.
 fn edit_hooks(
-    file: &Path,
+    target: &SettingsPath,
+    locks: &LockDir,
     change: impl FnOnce(
         &mut Map<String, Value>,
     ) -> Result<(Vec<HookEvent>, Vec<HookEvent>), &'static str>,
 ) -> Result<HooksChange, OpsError> {
-    let outcome = update_settings_file(file, |doc: &mut SettingsDocument| {
+    let path = target.path();
+    let file = path.as_path();
+    let outcome = update_settings_file(target, locks, |doc: &mut SettingsDocument| {
         let mut hooks = match doc.get("hooks") {
             None => Map::new(),
             Some(Value::Object(map)) => map,
@@ -257,7 +281,7 @@ fn edit_hooks(
         if hooks == before {
             return Ok((added, removed, None));
         }
-        let backup = backup(file)?;
+        let backup = backup(target)?;
         if hooks.is_empty() {
             doc.remove("hooks");
         } else {
@@ -400,13 +424,12 @@ fn is_memdir_command(command: &str, event: HookEvent) -> bool {
     matches!(name, "memdir" | "memdir.exe") && words == ["hook", event.command_word()]
 }
 
-/// Copies `file` to `<file>.memdir-backup-<UTC time>` (when it exists) and
-/// keeps only the newest [`KEPT_BACKUPS`] copies.
-fn backup(file: &Path) -> Result<Option<PathBuf>, OpsError> {
-    if !file.exists() {
-        return Ok(None);
-    }
-    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+/// Copies the settings file to `<file>.memdir-backup-<UTC time>` beside
+/// it (when it exists), reached as the update reaches it (never through a
+/// linked folder), and keeps only the newest [`KEPT_BACKUPS`] copies.
+fn backup(target: &SettingsPath) -> Result<Option<PathBuf>, OpsError> {
+    let path = target.path();
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(None);
     };
     let prefix = format!("{}.memdir-backup-", name.to_string_lossy());
@@ -416,18 +439,20 @@ fn backup(file: &Path) -> Result<Option<PathBuf>, OpsError> {
         now.strftime("%Y%m%dT%H%M%S"),
         now.subsec_nanosecond()
     );
-    let bytes = read_regular_file(file, memdir_settings::MAX_SETTINGS_BYTES).map_err(|e| {
-        OpsError::Backup {
-            path: dir.join(format!("{prefix}{stamp}")),
-            source: io::Error::other(e),
-        }
-    })?;
-    memdir_settings::write_backup(dir, &prefix, &stamp, &bytes, KEPT_BACKUPS)
+    let failed = |source| OpsError::Backup {
+        path: dir.join(format!("{prefix}{stamp}")),
+        source,
+    };
+    let Some(bytes) = read_settings_file(target, memdir_settings::MAX_SETTINGS_BYTES)
+        .map_err(|e| failed(io::Error::other(e)))?
+        .bytes
+    else {
+        return Ok(None);
+    };
+    let folder = target.relative().parent().unwrap_or(Path::new(""));
+    memdir_settings::write_backup(target.root(), folder, &prefix, &stamp, &bytes, KEPT_BACKUPS)
         .map(Some)
-        .map_err(|source| OpsError::Backup {
-            path: dir.join(format!("{prefix}{stamp}")),
-            source,
-        })
+        .map_err(failed)
 }
 
 fn create_dir(dir: &Path) -> Result<(), OpsError> {

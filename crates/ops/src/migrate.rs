@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memdir_migrations::{Locations, Report, RunOptions};
+use memdir_migrations::{Locations, Problem as MigrationProblem, ProblemKind, Report, RunOptions};
 use memdir_paths::{ENV_CONFIG_DIR, Environment, find_project_roots, memory_base};
 
 use crate::OpsError;
@@ -43,15 +43,18 @@ pub(crate) fn at_start_up(env: &Environment, dir: &Path) {
                     log::info!("memdir: migrated settings ({}): {change}", outcome.id);
                 }
             }
-            // The settings reader warns about the settings files itself.
-            let read_anyway = |path: &Path| {
-                path == at.user_settings
-                    || at
-                        .project
-                        .as_ref()
-                        .is_some_and(|p| p.local_settings == path)
+            // The settings reader warns about settings files it cannot
+            // use itself (and reads a linked one as the agent does); a
+            // value of the wrong type it does not judge.
+            let read_anyway = |problem: &MigrationProblem| {
+                problem.kind == ProblemKind::Unusable
+                    && (problem.path == at.user_settings
+                        || at
+                            .project
+                            .as_ref()
+                            .is_some_and(|p| p.local_settings == problem.path))
             };
-            for problem in report.problems.iter().filter(|p| !read_anyway(&p.path)) {
+            for problem in report.problems.iter().filter(|p| !read_anyway(p)) {
                 log::warn!("memdir: warning: settings migrations: {problem}");
             }
         }

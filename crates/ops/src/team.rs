@@ -1,7 +1,7 @@
 //! A team sync client built from a project's resolution: the server URL
 //! under the settings trust policy, the token, the repository.
 
-use memdir_settings::SettingsSource;
+use memdir_settings::SettingsFile;
 use memdir_teamsync::{Client, repo_from_git_config};
 
 use crate::{OpsError, Project, Scope};
@@ -54,7 +54,7 @@ impl Project {
         // settings file and the managed one included, read once.
         self.resolution()
             .settings
-            .find("teamMemory", SettingsSource::is_trusted)
+            .find("teamMemory", SettingsFile::is_trusted)
             .and_then(|(_, v)| v.get("url")?.as_str().map(str::to_owned))
     }
 }

@@ -7,7 +7,10 @@
 //!   the auto memory folder and its source, team memory, the daily log.
 //!   Its inputs are an [`Environment`] snapshot and the settings files,
 //!   which it reads once through `memdir-settings` and keeps in
-//!   [`Resolution::settings`].
+//!   [`Resolution::settings`]. A `settings.local.json` that the project's
+//!   git tracks ([`git_index_holds`], read from git's index) is marked
+//!   committed: like the project's `settings.json`, it may not choose where
+//!   memory is written or sent.
 //! - Every path a resolution gives out (the base, the auto memory and team
 //!   folders, the project roots, the daily log) is a `camino::Utf8PathBuf`,
 //!   because models and JSON output see them as text. A project folder,
@@ -54,6 +57,7 @@ mod env;
 mod resolve;
 mod root;
 mod slug;
+mod tracked;
 mod traversal;
 mod validate;
 
@@ -67,6 +71,7 @@ pub use resolve::{
 };
 pub use root::{ProjectRoots, RootKind, find_project_roots, git_common_dir, git_config_value};
 pub use slug::{MAX_SLUG_PREFIX, project_slug, sanitize_path};
+pub use tracked::{GitIndexError, MAX_GIT_INDEX_BYTES, git_index_holds};
 pub use traversal::{
     PathTraversalError, TraversalReason, realpath_deepest_existing, validate_team_mem_key,
     validate_team_mem_write_path,

@@ -13,8 +13,8 @@ use memdir_settings::{Settings, SettingsLocations, SettingsSource};
 use serde_json::Value;
 
 use crate::{
-    Environment, PathOrigin, PathsError, ProjectRoots, find_project_roots, project_slug, utf8,
-    validate_memory_path, validate_project_dir_name,
+    Environment, PathOrigin, PathsError, ProjectRoots, RootKind, find_project_roots, project_slug,
+    utf8, validate_memory_path, validate_project_dir_name,
 };
 
 /// Turns auto memory off (`1`, `true`) or forces it on (`0`, `false`).
@@ -336,8 +336,9 @@ impl PathResolver {
             self.settings_file.clone(),
         );
         locations.managed.clone_from(&self.managed_settings);
-        let settings = Settings::load(&locations);
+        let mut settings = Settings::load(&locations);
         let mut warnings: Vec<String> = settings.warnings.iter().map(ToString::to_string).collect();
+        distrust_tracked_local(&project, &mut settings, &mut warnings);
 
         let enablement = auto_memory_enabled(env, &settings, &mut warnings);
         let (auto_mem_path, auto_mem_path_source) = match &self.explicit_memory_dir {
@@ -371,6 +372,58 @@ impl PathResolver {
     }
 }
 
+/// R4.3: a `settings.local.json` that the project's git tracks is the
+/// repository's word, not the user's, so it is marked committed (not
+/// trusted to choose where memory is written or sent). So is one whose
+/// status cannot be told (an index that cannot be read), with a warning.
+/// The index is consulted only when there is such a file. Besides the
+/// file's own path, `.claude` itself (a committed link would choose where
+/// the file is) and, when links lead elsewhere inside the working tree,
+/// the path the file really has are looked up.
+fn distrust_tracked_local(
+    project: &ProjectRoots,
+    settings: &mut Settings,
+    warnings: &mut Vec<String>,
+) {
+    if matches!(project.kind, RootKind::NotGit | RootKind::Bare) {
+        return;
+    }
+    let Some(local) = settings.file(SettingsSource::Local) else {
+        return;
+    };
+    let path = local.path.clone();
+    let mut wanted = vec![LOCAL_SETTINGS.to_owned(), ".claude".to_owned()];
+    let work_tree = project.work_tree.as_std_path();
+    if let (Ok(real), Ok(real_tree)) = (
+        crate::canonical::canonicalize(&path),
+        crate::canonical::canonicalize(work_tree),
+    ) && let Ok(inside) = real.strip_prefix(&real_tree)
+        && let Some(inside) = inside.to_str()
+    {
+        let inside = inside.replace(std::path::MAIN_SEPARATOR, "/");
+        if !wanted.contains(&inside) {
+            wanted.push(inside);
+        }
+    }
+    let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    match crate::git_index_holds(work_tree, &wanted) {
+        Ok(false) => {}
+        Ok(true) => {
+            settings.mark_committed(SettingsSource::Local);
+        }
+        Err(e) => {
+            settings.mark_committed(SettingsSource::Local);
+            warnings.push(format!(
+                "{}: cannot tell whether git tracks it ({e}); taken as tracked, so it may not choose where memory is written",
+                path.display()
+            ));
+        }
+    }
+}
+
+/// The local settings file, relative to the working tree.
+const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
+
 /// R4.3: the environment override, then `autoMemoryDirectory` from trusted
 /// settings (highest precedence first), then the folder under
 /// `<base>/projects/`: named by `CLAUDE_CODE_PROJECT_DIR_NAME`, else by the
@@ -402,6 +455,12 @@ fn auto_mem_path(
         if !file.source.is_trusted() {
             warnings.push(format!(
                 "{where_}: autoMemoryDirectory is ignored in the committed project settings (a repository may not choose where memory is written); set it in settings.local.json or your user settings"
+            ));
+            continue;
+        }
+        if !file.is_trusted() {
+            warnings.push(format!(
+                "{where_}: autoMemoryDirectory is ignored in a settings.local.json that git tracks (committed, it is the repository's word, not yours); untrack it (git rm --cached) or set it in your user settings"
             ));
             continue;
         }

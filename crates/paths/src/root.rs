@@ -114,6 +114,19 @@ pub fn git_common_dir(work_tree: &Path) -> Option<PathBuf> {
     is_git_dir(work_tree).then(|| work_tree.to_owned())
 }
 
+/// The git dir of the working tree `work_tree` itself (where its index
+/// is): `.git` when it is a folder, else where the `.git` file points (a
+/// linked worktree's own `.git/worktrees/<name>`, a submodule's
+/// `.git/modules/<name>`). `None` when there is no `.git`, or its file
+/// cannot be followed.
+pub(crate) fn own_git_dir(work_tree: &Path) -> Option<PathBuf> {
+    let dot_git = work_tree.join(".git");
+    if dot_git.is_dir() {
+        return Some(dot_git);
+    }
+    follow_git_file(work_tree, &dot_git).map(|(git_dir, _)| git_dir)
+}
+
 /// Follows a `.git` file. A file that cannot be read or understood leaves
 /// its folder as the root: the user is evidently in a working tree, and
 /// nothing better is known.

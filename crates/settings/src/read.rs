@@ -2,6 +2,12 @@
 //! file that is not a JSON object is a warning naming the file, then
 //! ignored. So is a FIFO, socket or device in a settings file's place
 //! (never waited on) and a file over [`MAX_SETTINGS_BYTES`].
+//!
+//! Reading follows symbolic links, as the agent does: a `.claude` folder
+//! the user linked is read as the agent reads it, so that memdir and the
+//! agent agree on every setting. Writing never follows one
+//! ([`crate::update_settings_file`]); and what a linked file may decide is
+//! the caller's to judge with [`SettingsFile::is_trusted`].
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -24,7 +30,9 @@ pub enum SettingsSource {
     /// clone must not choose where memdir writes.
     Project,
     /// `<project>/.claude/settings.local.json`, the user's uncommitted
-    /// settings for this project.
+    /// settings for this project. Committed after all (git tracks it), it
+    /// is the repository's word and not trusted
+    /// ([`SettingsFile::committed`]).
     Local,
     /// A file given on the command line (`--settings FILE`).
     Flag,
@@ -56,7 +64,9 @@ impl SettingsSource {
 
     /// Whether the source may choose where memory is written. Every source
     /// but the committed project file, which comes from whoever wrote the
-    /// repository.
+    /// repository. A file's own trust also depends on git: a local file the
+    /// project's git tracks is not trusted either
+    /// ([`SettingsFile::is_trusted`]).
     #[must_use]
     pub fn is_trusted(self) -> bool {
         self != SettingsSource::Project
@@ -131,6 +141,20 @@ pub struct SettingsFile {
     pub path: PathBuf,
     /// Its top-level keys.
     pub values: Map<String, Value>,
+    /// Whether the project's git tracks the file (or could not tell), so
+    /// that it is the repository's word, not the user's
+    /// ([`Settings::mark_committed`]).
+    pub committed: bool,
+}
+
+impl SettingsFile {
+    /// Whether the file may choose where memory is written or sent: its
+    /// source is trusted ([`SettingsSource::is_trusted`]) and git does not
+    /// track it. Pass it to [`Settings::find`] for such keys.
+    #[must_use]
+    pub fn is_trusted(&self) -> bool {
+        self.source.is_trusted() && !self.committed
+    }
 }
 
 /// Something wrong with a settings file or value that was ignored.
@@ -171,6 +195,7 @@ impl Settings {
                         source,
                         path: path.clone(),
                         values,
+                        committed: false,
                     });
                 }
                 Ok(None) => {}
@@ -194,17 +219,37 @@ impl Settings {
     }
 
     /// The value of a top-level key from the highest-precedence file that
-    /// sets it, among the sources `accept` allows.
+    /// sets it, among the files `accept` allows: [`SettingsFile::is_trusted`]
+    /// for a key that decides where memory is written or sent.
     pub fn find(
         &self,
         key: &str,
-        accept: impl Fn(SettingsSource) -> bool,
+        accept: impl Fn(&SettingsFile) -> bool,
     ) -> Option<(&SettingsFile, &Value)> {
         self.files
             .iter()
             .rev()
-            .filter(|f| accept(f.source))
+            .filter(|f| accept(f))
             .find_map(|f| f.values.get(key).map(|v| (f, v)))
+    }
+
+    /// Marks the file of `source` as one the project's git tracks (or one
+    /// whose status could not be told, which counts the same): from then on
+    /// it is not [trusted](SettingsFile::is_trusted). Returns whether a
+    /// file of that source was read.
+    pub fn mark_committed(&mut self, source: SettingsSource) -> bool {
+        let mut found = false;
+        for file in self.files.iter_mut().filter(|f| f.source == source) {
+            file.committed = true;
+            found = true;
+        }
+        found
+    }
+
+    /// The file read for `source`, if any.
+    #[must_use]
+    pub fn file(&self, source: SettingsSource) -> Option<&SettingsFile> {
+        self.files.iter().find(|f| f.source == source)
     }
 
     /// The files read, lowest precedence first.
@@ -362,6 +407,7 @@ mod tests {
             source,
             path: PathBuf::from(format!("/{source}.json")),
             values: serde_json::from_str(json).unwrap(),
+            committed: false,
         };
         let settings = Settings::from_files(vec![
             file(SettingsSource::Project, r#"{"k": "project"}"#),
@@ -373,8 +419,49 @@ mod tests {
             (f.source, v.as_str()),
             (SettingsSource::Project, Some("project"))
         );
-        let (f, _) = settings.find("k", SettingsSource::is_trusted).unwrap();
+        let (f, _) = settings.find("k", SettingsFile::is_trusted).unwrap();
         assert_eq!(f.source, SettingsSource::User);
         assert!(settings.find("missing", |_| true).is_none());
+    }
+
+    #[test]
+    fn a_committed_local_file_is_not_trusted() {
+        let file = |source, json: &str| SettingsFile {
+            source,
+            path: PathBuf::from(format!("/{source}.json")),
+            values: serde_json::from_str(json).unwrap(),
+            committed: false,
+        };
+        let mut settings = Settings::from_files(vec![
+            file(SettingsSource::User, r#"{"k": "user"}"#),
+            file(SettingsSource::Local, r#"{"k": "local"}"#),
+        ]);
+        let (f, _) = settings.find("k", SettingsFile::is_trusted).unwrap();
+        assert_eq!(f.source, SettingsSource::Local);
+        assert!(settings.mark_committed(SettingsSource::Local));
+        assert!(!settings.mark_committed(SettingsSource::Flag));
+        let (f, v) = settings.find("k", SettingsFile::is_trusted).unwrap();
+        assert_eq!((f.source, v.as_str()), (SettingsSource::User, Some("user")));
+        // Keys any source may set still come from it.
+        let (f, _) = settings.find("k", |_| true).unwrap();
+        assert_eq!(f.source, SettingsSource::Local);
+        assert!(settings.file(SettingsSource::Local).unwrap().committed);
+    }
+
+    #[test]
+    fn the_project_file_is_never_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("settings.json");
+        std::fs::write(&project, r#"{"autoMemoryDirectory": "~/x"}"#).unwrap();
+        let settings = Settings::load(&SettingsLocations {
+            project: Some(project),
+            ..SettingsLocations::default()
+        });
+        assert!(
+            settings
+                .find("autoMemoryDirectory", SettingsFile::is_trusted)
+                .is_none()
+        );
+        assert!(!settings.files()[0].committed);
     }
 }

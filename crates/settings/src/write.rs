@@ -1,5 +1,6 @@
 //! Writing one settings file back: read it under a lock, let the caller
-//! edit its top-level keys, and replace it atomically.
+//! edit its top-level keys, and replace it atomically, relative to an open
+//! handle of its folder.
 //!
 //! Key order and untouched values survive byte for byte. `serde_json`'s `Map`
 //! sorts keys unless its `preserve_order` feature is on, and features unify
@@ -10,17 +11,17 @@
 //! nobody touched is written back as the very text it was read as.
 
 use std::fmt;
-use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use memdir_memtypes::{AtomicWriteError, ReadError, atomic_write, not_a_file};
+use memdir_memtypes::{AtomicWriteError, ReadError, read_regular_from};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::MAX_SETTINGS_BYTES;
-use crate::read::{Unusable, parse_object, read_bytes_up_to};
+use crate::contained::{Folder, lock, open_folder};
+use crate::read::{Unusable, parse_object};
+use crate::{LockDir, MAX_SETTINGS_BYTES, SettingsPath};
 
 /// Why a settings file was not updated. The file is unchanged in every
 /// case.
@@ -42,6 +43,28 @@ pub enum SettingsWriteError {
     Symlink {
         /// The settings file.
         path: PathBuf,
+    },
+    /// A folder between the trusted root and the file is a symbolic link
+    /// (a linked `<project>/.claude`): the write would land in whatever
+    /// folder it points to, another project's perhaps, so it is not made.
+    #[error("cannot update settings {}: {} is a symbolic link (memdir does not write through a linked folder)", path.display(), folder.display())]
+    LinkedFolder {
+        /// The settings file.
+        path: PathBuf,
+        /// The folder that is a link.
+        folder: PathBuf,
+    },
+    /// A folder on the way to the file cannot be opened: it is not a
+    /// folder, or it may not be read.
+    #[error("cannot update settings {}: cannot open the folder {}", path.display(), folder.display())]
+    Folder {
+        /// The settings file.
+        path: PathBuf,
+        /// The folder.
+        folder: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
     },
     /// The existing file is over [`MAX_SETTINGS_BYTES`] (or the limit the
     /// caller gave).
@@ -105,7 +128,8 @@ pub enum SettingsWriteError {
         #[source]
         source: ReadError,
     },
-    /// The lock file beside the settings file cannot be opened or locked.
+    /// The settings file's lock (in memdir's lock folder) cannot be
+    /// opened or locked.
     #[error("cannot update settings: cannot lock {}", lock.display())]
     Lock {
         /// The lock file.
@@ -409,33 +433,37 @@ impl<'de> Deserialize<'de> for Entries {
 
 /// Updates one settings file: reads it (a missing file is an empty
 /// document), lets `edit` change its top-level keys, and when anything
-/// changed replaces the file atomically (through
-/// [`memdir_memtypes::atomic_write`]). Returns what `edit` returned.
+/// changed replaces the file atomically, relative to an open handle of its
+/// folder. Returns what `edit` returned.
 ///
 /// - Unknown keys, their order and their values' text survive; new keys go
 ///   at the end.
+/// - The folder is reached from `file`'s root one segment at a time, and a
+///   symbolic link on the way is refused
+///   ([`SettingsWriteError::LinkedFolder`]): a linked `.claude` leads to
+///   another project's files. The root itself is opened by its path.
 /// - A missing file is created (mode 0644 less the umask on Unix); its
 ///   folder must exist ([`SettingsWriteError::MissingFolder`]): this never
 ///   creates folders.
 /// - The file is left untouched, with a typed error, when it is not a
 ///   JSON object (comments included: JSON has none), sets a key twice, is
-///   not a regular file (a FIFO or device is never waited on: the read is
-///   the bounded one of `memdir_memtypes`), is a symbolic link, is over
-///   [`MAX_SETTINGS_BYTES`] or would become so.
-/// - Updates are serialised by an exclusive lock on `.<name>.lock` beside
-///   the file (`.settings.json.lock`), held from the read to the rename, so
-///   two memdir processes or threads updating different keys lose nothing.
-///   The lock file is left in place (removing it would let a waiter lock a
-///   file that is gone). Writers that take no lock, such as an editor or
-///   another program, are not serialised.
+///   not a regular file (a FIFO or device is never waited on), is a
+///   symbolic link, is over [`MAX_SETTINGS_BYTES`] or would become so.
+/// - Updates are serialised by an exclusive lock in memdir's own folder
+///   ([`LockDir`], `<base>/memdir/locks/`), held from the read to the
+///   rename, so two memdir processes or threads updating different keys
+///   lose nothing. Nothing is ever added beside the settings file but the
+///   file itself. Writers that take no lock, such as an editor or another
+///   program, are not serialised.
 ///
 /// ```
-/// use memdir_settings::update_settings_file;
+/// use memdir_settings::{LockDir, SettingsPath, update_settings_file};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("settings.json");
 /// std::fs::write(&path, "{\"theme\": \"dark\", \"autoMemoryEnabled\": true}\n")?;
-/// update_settings_file(&path, |doc| {
+/// let file = SettingsPath::new(dir.path(), "settings.json");
+/// update_settings_file(&file, &LockDir::under_base(dir.path()), |doc| {
 ///     doc.set("autoMemoryEnabled", &serde_json::json!(false));
 /// })?;
 /// assert_eq!(
@@ -445,11 +473,15 @@ impl<'de> Deserialize<'de> for Entries {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn update_settings_file<T>(
-    path: &Path,
+    file: &SettingsPath,
+    locks: &LockDir,
     edit: impl FnOnce(&mut SettingsDocument) -> T,
 ) -> Result<T, SettingsWriteError> {
-    let _lock = lock(path)?;
-    let mut doc = read_document(path)?;
+    let path = file.path();
+    let folder = open_folder(file)?
+        .ok_or_else(|| SettingsWriteError::MissingFolder { path: path.clone() })?;
+    let _lock = lock(file, locks)?;
+    let mut doc = read_in(&folder, &path, MAX_SETTINGS_BYTES)?.document;
     let result = edit(&mut doc);
     if !doc.is_changed() {
         return Ok(result);
@@ -458,20 +490,14 @@ pub fn update_settings_file<T>(
     let len = text.len() as u64;
     if len > MAX_SETTINGS_BYTES {
         return Err(SettingsWriteError::WouldBeTooLarge {
-            path: path.to_owned(),
+            path,
             len,
             limit: MAX_SETTINGS_BYTES,
         });
     }
-    atomic_write(path, text.as_bytes())?;
+    folder.atomic_write(&path, text.as_bytes())?;
     log::debug!("updated settings {}", path.display());
     Ok(result)
-}
-
-/// The document in the file at `path`, or an empty one when there is no
-/// file.
-fn read_document(path: &Path) -> Result<SettingsDocument, SettingsWriteError> {
-    read_settings_file(path, MAX_SETTINGS_BYTES).map(|read| read.document)
 }
 
 /// A settings file as [`read_settings_file`] found it: the exact bytes
@@ -486,58 +512,78 @@ pub struct ReadSettings {
 }
 
 /// Reads a settings file for a later [`replace_settings_file`], without a
-/// lock: checked exactly as [`update_settings_file`] checks it (a symbolic
-/// link, a FIFO, a file that is not a JSON object or sets a key twice is
-/// an error), with `limit` in place of [`MAX_SETTINGS_BYTES`] for files
-/// known to grow larger (the agent's global configuration).
-pub fn read_settings_file(path: &Path, limit: u64) -> Result<ReadSettings, SettingsWriteError> {
+/// lock: reached and checked exactly as [`update_settings_file`] reaches
+/// and checks it (a linked folder on the way, a symbolic link, a FIFO, a
+/// file that is not a JSON object or sets a key twice is an error), with
+/// `limit` in place of [`MAX_SETTINGS_BYTES`] for files known to grow
+/// larger (the agent's global configuration). A missing folder on the way
+/// is no file. Nothing is created, not even a lock.
+pub fn read_settings_file(
+    file: &SettingsPath,
+    limit: u64,
+) -> Result<ReadSettings, SettingsWriteError> {
+    match open_folder(file)? {
+        Some(folder) => read_in(&folder, &file.path(), limit),
+        None => Ok(ReadSettings {
+            bytes: None,
+            document: SettingsDocument::new(),
+        }),
+    }
+}
+
+/// Reads the file of an open folder, checked as a settings file to write.
+fn read_in(
+    folder: &Folder<'_>,
+    path: &Path,
+    limit: u64,
+) -> Result<ReadSettings, SettingsWriteError> {
     let owned = || path.to_owned();
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+    let not_a_file = |kind| match kind {
+        "a symbolic link" => SettingsWriteError::Symlink { path: owned() },
+        kind => SettingsWriteError::NotAFile {
+            path: owned(),
+            kind,
+        },
+    };
+    if folder.not_a_file() == Some("a symbolic link") {
         return Err(SettingsWriteError::Symlink { path: owned() });
     }
-    let bytes = match read_bytes_up_to(path, limit) {
-        Ok(Some(bytes)) => bytes,
+    let file = match folder.open_file() {
+        Ok(Some(file)) => file,
         Ok(None) => {
             return Ok(ReadSettings {
                 bytes: None,
                 document: SettingsDocument::new(),
             });
         }
-        Err(Unusable::NotAFile(kind)) => {
-            return Err(SettingsWriteError::NotAFile {
-                path: owned(),
-                kind,
+        // A socket cannot be opened at all; say what it is.
+        Err(source) => {
+            return Err(match folder.not_a_file() {
+                Some(kind) => not_a_file(kind),
+                None => SettingsWriteError::Read {
+                    path: owned(),
+                    source: ReadError::Io {
+                        path: owned(),
+                        source,
+                    },
+                },
             });
         }
-        Err(Unusable::TooLarge(limit)) => {
+    };
+    let bytes = match read_regular_from(file, path, limit) {
+        Ok(bytes) => bytes,
+        Err(ReadError::NotAFile { kind, .. }) => return Err(not_a_file(kind)),
+        Err(ReadError::TooLarge { limit, .. }) => {
             return Err(SettingsWriteError::TooLarge {
                 path: owned(),
                 limit,
             });
         }
-        Err(Unusable::Io(source)) => {
-            return Err(SettingsWriteError::Read {
-                path: owned(),
-                source: ReadError::Io {
-                    path: owned(),
-                    source,
-                },
-            });
-        }
-        Err(Unusable::Read(source)) => {
+        Err(source) => {
             return Err(SettingsWriteError::Read {
                 path: owned(),
                 source,
             });
-        }
-        Err(Unusable::InvalidJson(source)) => {
-            return Err(SettingsWriteError::InvalidJson {
-                path: owned(),
-                source,
-            });
-        }
-        Err(Unusable::NotAnObject) => {
-            return Err(SettingsWriteError::NotAnObject { path: owned() });
         }
     };
     let document = SettingsDocument::parse(&bytes).map_err(|e| match e {
@@ -561,125 +607,52 @@ pub fn read_settings_file(path: &Path, limit: u64) -> Result<ReadSettings, Setti
 /// must not overwrite what another program wrote meanwhile
 /// ([`SettingsWriteError::ChangedMeanwhile`]).
 ///
-/// `lock` is the lock file to hold (`None`: `.<name>.lock` beside the file,
-/// the one [`update_settings_file`] takes). `limit` bounds both the file
-/// read again and the text written. The replacement is atomic.
+/// The file is reached, locked and replaced as [`update_settings_file`]
+/// does it (never through a linked folder; the lock in `locks`). `limit`
+/// bounds both the file read again and the text written.
 ///
 /// ```
-/// use memdir_settings::{SettingsWriteError, read_settings_file, replace_settings_file};
+/// use memdir_settings::{LockDir, SettingsPath, SettingsWriteError, read_settings_file, replace_settings_file};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("settings.json");
 /// std::fs::write(&path, "{\"model\": \"opus\"}")?;
-/// let read = read_settings_file(&path, 1 << 20)?;
+/// let (file, locks) = (SettingsPath::new(dir.path(), "settings.json"), LockDir::under_base(dir.path()));
+/// let read = read_settings_file(&file, 1 << 20)?;
 /// let mut doc = read.document.clone();
 /// doc.set("model", &serde_json::json!("opus[1m]"));
 ///
 /// // Someone else writes the file meanwhile: nothing is overwritten.
 /// std::fs::write(&path, "{\"model\": \"sonnet\"}")?;
-/// let refused = replace_settings_file(&path, None, read.bytes.as_deref(), &doc, 1 << 20);
+/// let refused = replace_settings_file(&file, &locks, read.bytes.as_deref(), &doc, 1 << 20);
 /// assert!(matches!(refused, Err(SettingsWriteError::ChangedMeanwhile { .. })));
 /// assert_eq!(std::fs::read_to_string(&path)?, "{\"model\": \"sonnet\"}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn replace_settings_file(
-    path: &Path,
-    lock: Option<&Path>,
+    file: &SettingsPath,
+    locks: &LockDir,
     expected: Option<&[u8]>,
     document: &SettingsDocument,
     limit: u64,
 ) -> Result<(), SettingsWriteError> {
-    let lock_path = match lock {
-        Some(lock) => lock.to_owned(),
-        None => lock_beside(path)?,
-    };
-    let _lock = lock_file(path, &lock_path)?;
-    let now = read_settings_file(path, limit)?;
+    let path = file.path();
+    let folder = open_folder(file)?
+        .ok_or_else(|| SettingsWriteError::MissingFolder { path: path.clone() })?;
+    let _lock = lock(file, locks)?;
+    let now = read_in(&folder, &path, limit)?;
     if now.bytes.as_deref() != expected {
-        return Err(SettingsWriteError::ChangedMeanwhile {
-            path: path.to_owned(),
-        });
+        return Err(SettingsWriteError::ChangedMeanwhile { path });
     }
     let text = document.to_json();
     let len = text.len() as u64;
     if len > limit {
-        return Err(SettingsWriteError::WouldBeTooLarge {
-            path: path.to_owned(),
-            len,
-            limit,
-        });
+        return Err(SettingsWriteError::WouldBeTooLarge { path, len, limit });
     }
-    atomic_write(path, text.as_bytes())?;
+    folder.atomic_write(&path, text.as_bytes())?;
     log::debug!("replaced settings {}", path.display());
     Ok(())
 }
-
-/// Takes the exclusive lock on `.<name>.lock` beside `path`, waiting for
-/// another holder. The lock is released when the file is dropped, or when
-/// its process dies.
-fn lock(path: &Path) -> Result<File, SettingsWriteError> {
-    lock_file(path, &lock_beside(path)?)
-}
-
-/// `.<name>.lock` beside `path`.
-fn lock_beside(path: &Path) -> Result<PathBuf, SettingsWriteError> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(AtomicWriteError::NotAFilePath {
-            path: path.to_owned(),
-        }
-        .into());
-    };
-    let mut lock_name = std::ffi::OsString::from(".");
-    lock_name.push(name);
-    lock_name.push(".lock");
-    Ok(parent.join(lock_name))
-}
-
-/// Takes the exclusive lock `lock_path` for updating `path`, waiting for
-/// another holder.
-fn lock_file(path: &Path, lock_path: &Path) -> Result<File, SettingsWriteError> {
-    let lock_path = lock_path.to_owned();
-    let failed = |source| SettingsWriteError::Lock {
-        lock: lock_path.clone(),
-        source,
-    };
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // A link planted at the lock's name must not make us create or
-        // lock a file elsewhere, and a FIFO must not make us wait.
-        options.custom_flags(NOFOLLOW_NONBLOCK);
-    }
-    let file = match options.open(&lock_path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(SettingsWriteError::MissingFolder {
-                path: path.to_owned(),
-            });
-        }
-        Err(e) => return Err(failed(e)),
-    };
-    let meta = file.metadata().map_err(failed)?;
-    if let Some(kind) = not_a_file(&meta) {
-        return Err(SettingsWriteError::LockNotAFile {
-            lock: lock_path,
-            kind,
-        });
-    }
-    file.lock().map_err(failed)?;
-    Ok(file)
-}
-
-/// `O_NOFOLLOW | O_NONBLOCK` for `open` flags.
-#[cfg(unix)]
-#[allow(
-    clippy::cast_possible_wrap,
-    reason = "open flags are a C int; the bits fit"
-)]
-const NOFOLLOW_NONBLOCK: i32 =
-    (rustix::fs::OFlags::NOFOLLOW.bits() | rustix::fs::OFlags::NONBLOCK.bits()) as i32;
 
 #[cfg(test)]
 mod tests;

@@ -26,6 +26,7 @@ mod secrets;
 mod serve;
 mod session;
 mod session_e2e;
+mod settings_writes;
 mod supersede;
 mod team;
 mod team_safety;

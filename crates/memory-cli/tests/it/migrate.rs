@@ -250,7 +250,6 @@ fn runs_killed_at_any_moment_lose_nothing_and_the_next_run_completes() {
                     ".credentials.json",
                     "memdir",
                     "backups",
-                    ".settings.json.lock",
                 ];
                 assert!(
                     known.contains(&name.as_str()) || name.starts_with(".memdir-tmp-"),

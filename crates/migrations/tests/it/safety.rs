@@ -109,6 +109,66 @@ fn the_five_newest_backups_are_kept_each_the_bytes_before_the_change() {
 }
 
 #[test]
+fn locks_stay_in_memdirs_folder() {
+    let world = mix();
+    let report = world.run(false);
+    let written: Vec<_> = report.applied().filter_map(|o| o.file.clone()).collect();
+    assert!(written.contains(&world.at.user_settings), "{written:?}");
+    let local = world.at.project.clone().unwrap().local_settings;
+    assert!(written.contains(&local), "{written:?}");
+    let locks: Vec<_> = world
+        .all_bytes()
+        .into_keys()
+        .filter(|p| p.extension().is_some_and(|e| e == "lock"))
+        .collect();
+    assert!(!locks.is_empty());
+    for lock in locks {
+        assert!(lock.starts_with(world.at.state_dir()), "{}", lock.display());
+    }
+}
+
+#[test]
+fn a_linked_claude_folder_is_never_written_through() {
+    // The project's `.claude` leads to another project's: the approvals
+    // of this project must not land in that one's settings.
+    let world = World::new();
+    let victim = world.folders.root.join("src/victim/.claude");
+    fs::create_dir_all(&victim).unwrap();
+    fs::write(victim.join("settings.local.json"), "{}\n").unwrap();
+    std::os::unix::fs::symlink(&victim, world.folders.project.join(".claude")).unwrap();
+    world.put(
+        "claude.json",
+        "{\"projects\": {\"@PROJECT@\": {\"enableAllProjectMcpServers\": true}}}",
+    );
+    let global = fs::read(&world.at.global_config).unwrap();
+    for run in [
+        |w: &World| Some(w.run(false)),
+        |w: &World| memdir_migrations::run_if_needed(&w.at).unwrap(),
+    ] {
+        let report = run(&world).unwrap();
+        assert_eq!(report.applied().count(), 0, "{:?}", report.outcomes);
+        let names: Vec<_> = fs::read_dir(&victim)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["settings.local.json"]);
+        assert_eq!(
+            fs::read_to_string(victim.join("settings.local.json")).unwrap(),
+            "{}\n"
+        );
+        assert_eq!(fs::read(&world.at.global_config).unwrap(), global);
+        let problem = &report.problems[0];
+        assert_eq!(problem.kind, memdir_migrations::ProblemKind::Unusable);
+        assert!(
+            problem.message.contains(".claude is a symbolic link"),
+            "{problem}"
+        );
+        // The state is dropped so that the start-up check runs again.
+        let _ = fs::remove_file(world.at.state_file());
+    }
+}
+
+#[test]
 fn a_linked_or_special_file_is_left_alone_and_reported() {
     let world = World::new();
     let elsewhere = world.folders.root.join("dotfiles-claude.json");

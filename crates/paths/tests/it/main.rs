@@ -6,3 +6,4 @@ mod hostile;
 mod properties;
 mod resolution;
 mod symlinks;
+mod tracked;

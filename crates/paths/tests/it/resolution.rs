@@ -616,7 +616,7 @@ fn the_resolution_carries_the_settings_it_read() {
     assert_eq!(r.settings.files()[2].path, managed);
     let (file, value) = r
         .settings
-        .find("teamMemory", SettingsSource::is_trusted)
+        .find("teamMemory", memdir_settings::SettingsFile::is_trusted)
         .unwrap();
     assert_eq!(
         (file.source, value["url"].as_str()),

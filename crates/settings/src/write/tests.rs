@@ -1,7 +1,7 @@
 //! Tests of writing a settings file back.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
@@ -26,12 +26,31 @@ fn write(path: &Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
+/// The file at `path`, its folder the trusted root.
+fn file(path: &Path) -> SettingsPath {
+    SettingsPath::in_folder(path).unwrap()
+}
+
+/// The lock folder of the tests: under `<folder of path>/base/`, as
+/// memdir's locks are under the agent's base folder.
+fn locks(path: &Path) -> LockDir {
+    LockDir::under_base(&path.with_file_name("base"))
+}
+
+/// [`update_settings_file`] of the file at `path`.
+fn update<T>(
+    path: &Path,
+    edit: impl FnOnce(&mut SettingsDocument) -> T,
+) -> Result<T, SettingsWriteError> {
+    update_settings_file(&file(path), &locks(path), edit)
+}
+
 #[test]
 fn unknown_keys_their_order_and_their_text_survive() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.json");
     write(&path, PRETTY);
-    update_settings_file(&path, |doc| {
+    update(&path, |doc| {
         doc.set("autoMemoryEnabled", &json!(false));
         doc.set("added", &json!({"url": "https://team", "n": [1]}));
     })
@@ -73,7 +92,7 @@ fn a_removed_key_goes_and_an_unchanged_document_is_not_written() {
     let path = dir.path().join("settings.json");
     write(&path, PRETTY);
     let before = fs::metadata(&path).unwrap().modified().unwrap();
-    let seen = update_settings_file(&path, |doc| {
+    let seen = update(&path, |doc| {
         doc.set("autoMemoryEnabled", &json!(true)); // the value it has
         assert!(!doc.remove("missing"));
         doc.get("zeta")
@@ -83,7 +102,7 @@ fn a_removed_key_goes_and_an_unchanged_document_is_not_written() {
     assert_eq!(fs::read_to_string(&path).unwrap(), PRETTY);
     assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
 
-    update_settings_file(&path, |doc| assert!(doc.remove("permissions"))).unwrap();
+    update(&path, |doc| assert!(doc.remove("permissions"))).unwrap();
     let text = fs::read_to_string(&path).unwrap();
     assert!(!text.contains("permissions"), "{text}");
     assert!(
@@ -96,13 +115,13 @@ fn a_missing_file_is_created_but_never_its_folder() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.local.json");
     // Nothing to write: nothing created.
-    update_settings_file(&path, |_| ()).unwrap();
+    update(&path, |_| ()).unwrap();
     assert!(!path.exists());
-    update_settings_file(&path, |doc| doc.set("k", &json!(1))).unwrap();
+    update(&path, |doc| doc.set("k", &json!(1))).unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"k\": 1\n}\n");
 
     let nested = dir.path().join(".claude").join("settings.json");
-    let err = update_settings_file(&nested, |doc| doc.set("k", &json!(1))).unwrap_err();
+    let err = update(&nested, |doc| doc.set("k", &json!(1))).unwrap_err();
     assert!(
         matches!(&err, SettingsWriteError::MissingFolder { path } if *path == nested),
         "{err:?}"
@@ -129,7 +148,7 @@ fn refused(path: &Path) -> SettingsWriteError {
     let kind = |path: &Path| fs::symlink_metadata(path).map(|m| m.file_type()).ok();
     let before = (contents(path), kind(path));
     let mut ran = false;
-    let err = update_settings_file(path, |doc| {
+    let err = update(path, |doc| {
         ran = true;
         doc.set("k", &json!(1));
     })
@@ -207,7 +226,7 @@ fn an_oversized_file_or_result_is_refused_untouched() {
     let path = dir.path().join("settings.json");
     write(&path, PRETTY);
     let big = "x".repeat(usize::try_from(MAX_SETTINGS_BYTES).unwrap());
-    let err = update_settings_file(&path, |doc| doc.set("big", &json!(big))).unwrap_err();
+    let err = update(&path, |doc| doc.set("big", &json!(big))).unwrap_err();
     assert!(
         matches!(err, SettingsWriteError::WouldBeTooLarge { len, .. } if len > MAX_SETTINGS_BYTES),
         "{err:?}"
@@ -279,7 +298,9 @@ fn a_link_at_the_lock_name_is_not_followed() {
     let path = dir.path().join("settings.json");
     write(&path, PRETTY);
     let elsewhere = dir.path().join("elsewhere");
-    std::os::unix::fs::symlink(&elsewhere, dir.path().join(".settings.json.lock")).unwrap();
+    let lock = locks(&path).lock_path(&file(&path));
+    fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
     let err = refused(&path);
     assert!(matches!(err, SettingsWriteError::Lock { .. }), "{err:?}");
     assert!(!elsewhere.exists());
@@ -296,8 +317,7 @@ fn concurrent_updates_of_different_keys_lose_nothing() {
             let path = &path;
             scope.spawn(move || {
                 for i in 0..PER_THREAD {
-                    update_settings_file(path, |doc| doc.set(&format!("{prefix}{i}"), &json!(i)))
-                        .unwrap();
+                    update(path, |doc| doc.set(&format!("{prefix}{i}"), &json!(i))).unwrap();
                 }
             });
         }
@@ -326,7 +346,7 @@ fn a_reader_never_sees_a_half_written_file() {
             for i in 0..30 {
                 // Large enough that a write in place would be seen halfway.
                 let value = format!("{i}").repeat(100_000);
-                update_settings_file(&path, |doc| doc.set("big", &json!(value))).unwrap();
+                update(&path, |doc| doc.set("big", &json!(value))).unwrap();
             }
             done.store(true, std::sync::atomic::Ordering::Relaxed);
         });
@@ -337,13 +357,14 @@ fn a_reader_never_sees_a_half_written_file() {
             reads += 1;
         }
     });
-    // Nothing is left beside the file but it and its lock.
+    // Nothing is left beside the file: its lock is in the lock folder.
     let mut names: Vec<_> = fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, [".settings.json.lock", "settings.json"]);
+    assert_eq!(names, ["base", "settings.json"]);
+    assert!(locks(&path).lock_path(&file(&path)).is_file());
 }
 
 /// The environment variable that turns [`crash_child`] into a writer that
@@ -361,7 +382,7 @@ fn crash_child() {
     let path = Path::new(&path);
     for i in 0_u64.. {
         let value = format!("{i:08}").repeat(20_000);
-        update_settings_file(path, |doc| {
+        update(path, |doc| {
             doc.set("big", &json!(value));
             doc.set("i", &json!(i));
         })
@@ -398,7 +419,7 @@ fn a_killed_writer_leaves_the_old_or_the_new_file() {
         }
     }
     // A later update still works (the dead writer's lock went with it).
-    update_settings_file(&path, |doc| doc.set("after", &json!(true))).unwrap();
+    update(&path, |doc| doc.set("after", &json!(true))).unwrap();
 }
 
 #[test]
@@ -492,28 +513,171 @@ fn an_unchanged_nested_object_leaves_the_document_unchanged() {
 fn replace_refuses_a_file_that_appeared_or_vanished_since_the_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.json");
-    let read = read_settings_file(&path, MAX_SETTINGS_BYTES).unwrap();
+    let read = read_settings_file(&file(&path), MAX_SETTINGS_BYTES).unwrap();
     assert!(read.bytes.is_none());
     write(&path, "{}");
     let mut doc = read.document.clone();
     doc.set("k", &json!(1));
     assert!(matches!(
-        replace_settings_file(&path, None, None, &doc, MAX_SETTINGS_BYTES),
+        replace_settings_file(&file(&path), &locks(&path), None, &doc, MAX_SETTINGS_BYTES),
         Err(SettingsWriteError::ChangedMeanwhile { .. })
     ));
-    let read = read_settings_file(&path, MAX_SETTINGS_BYTES).unwrap();
+    let read = read_settings_file(&file(&path), MAX_SETTINGS_BYTES).unwrap();
     fs::remove_file(&path).unwrap();
     assert!(matches!(
-        replace_settings_file(&path, None, read.bytes.as_deref(), &doc, MAX_SETTINGS_BYTES),
+        replace_settings_file(
+            &file(&path),
+            &locks(&path),
+            read.bytes.as_deref(),
+            &doc,
+            MAX_SETTINGS_BYTES
+        ),
         Err(SettingsWriteError::ChangedMeanwhile { .. })
     ));
-    replace_settings_file(&path, None, None, &doc, MAX_SETTINGS_BYTES).unwrap();
+    replace_settings_file(&file(&path), &locks(&path), None, &doc, MAX_SETTINGS_BYTES).unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"k\": 1\n}\n");
     // A larger limit reads a file past the settings limit.
     write(&path, &format!("{{\"big\": \"{}\"}}", "x".repeat(2 << 20)));
     assert!(matches!(
-        read_settings_file(&path, MAX_SETTINGS_BYTES),
+        read_settings_file(&file(&path), MAX_SETTINGS_BYTES),
         Err(SettingsWriteError::TooLarge { .. })
     ));
-    assert!(read_settings_file(&path, 8 << 20).is_ok());
+    assert!(read_settings_file(&file(&path), 8 << 20).is_ok());
+}
+
+/// A project whose `.claude` is a link to another project's `.claude`.
+#[cfg(unix)]
+fn linked_project(dir: &Path) -> (PathBuf, PathBuf) {
+    let victim = dir.join("victim/.claude");
+    fs::create_dir_all(&victim).unwrap();
+    write(&victim.join("settings.local.json"), PRETTY);
+    let project = dir.join("project");
+    fs::create_dir(&project).unwrap();
+    std::os::unix::fs::symlink(&victim, project.join(".claude")).unwrap();
+    (project, victim)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_folder_on_the_way_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, victim) = linked_project(dir.path());
+    let locks = LockDir::under_base(&dir.path().join("base"));
+    let local = SettingsPath::new(&project, ".claude/settings.local.json");
+    let linked = |err: &SettingsWriteError| {
+        matches!(err, SettingsWriteError::LinkedFolder { path, folder }
+            if *path == project.join(".claude/settings.local.json") && *folder == project.join(".claude"))
+    };
+
+    let mut ran = false;
+    let err = update_settings_file(&local, &locks, |doc| {
+        ran = true;
+        doc.set("k", &json!(1));
+    })
+    .unwrap_err();
+    assert!(linked(&err), "{err:?}");
+    assert!(!ran);
+    assert!(
+        err.to_string().ends_with(
+            ".claude is a symbolic link (memdir does not write through a linked folder)"
+        ),
+        "{err}"
+    );
+    let err = read_settings_file(&local, MAX_SETTINGS_BYTES)
+        .err()
+        .unwrap();
+    assert!(linked(&err), "{err:?}");
+    let mut doc = SettingsDocument::new();
+    doc.set("k", &json!(1));
+    let err = replace_settings_file(&local, &locks, None, &doc, MAX_SETTINGS_BYTES).unwrap_err();
+    assert!(linked(&err), "{err:?}");
+
+    // The other project's folder holds what it held, and no lock either.
+    let names: Vec<_> = fs::read_dir(&victim)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["settings.local.json"]);
+    assert_eq!(
+        fs::read_to_string(victim.join("settings.local.json")).unwrap(),
+        PRETTY
+    );
+    assert!(!locks.path().exists(), "a refused write took a lock");
+
+    // A link that stays inside the root is refused as well: the file it
+    // leads to is not the one named.
+    let inner = dir.path().join("inner");
+    fs::create_dir_all(inner.join("shared/.claude")).unwrap();
+    std::os::unix::fs::symlink("shared/.claude", inner.join(".claude")).unwrap();
+    let err = update_settings_file(
+        &SettingsPath::new(&inner, ".claude/settings.json"),
+        &locks,
+        |doc| doc.set("k", &json!(1)),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, SettingsWriteError::LinkedFolder { folder, .. } if *folder == inner.join(".claude")),
+        "{err:?}"
+    );
+    assert!(!inner.join("shared/.claude/settings.json").exists());
+
+    // A link deeper down is refused the same way.
+    fs::create_dir_all(dir.path().join("real/b")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("real"), project.join("a")).unwrap();
+    let deep = SettingsPath::new(&project, "a/b/settings.json");
+    let err = update_settings_file(&deep, &locks, |doc| doc.set("k", &json!(1))).unwrap_err();
+    assert!(
+        matches!(&err, SettingsWriteError::LinkedFolder { folder, .. } if *folder == project.join("a")),
+        "{err:?}"
+    );
+    assert!(!dir.path().join("real/b/settings.json").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn the_trusted_root_itself_may_be_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("dotfiles/claude");
+    fs::create_dir_all(&real).unwrap();
+    let base = dir.path().join(".claude");
+    std::os::unix::fs::symlink(&real, &base).unwrap();
+    let user = SettingsPath::new(&base, "settings.json");
+    let locks = LockDir::under_base(&base);
+    update_settings_file(&user, &locks, |doc| doc.set("k", &json!(1))).unwrap();
+    assert_eq!(
+        fs::read_to_string(real.join("settings.json")).unwrap(),
+        "{\n  \"k\": 1\n}\n"
+    );
+    // One lock for both spellings of the base.
+    let via_real = LockDir::under_base(&real).lock_path(&SettingsPath::new(&real, "settings.json"));
+    assert_eq!(locks.lock_path(&user).file_name(), via_real.file_name());
+}
+
+#[test]
+fn a_read_takes_no_lock_and_a_refused_write_leaves_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    write(&path, PRETTY);
+    let read = read_settings_file(&file(&path), MAX_SETTINGS_BYTES).unwrap();
+    assert_eq!(read.bytes.as_deref(), Some(PRETTY.as_bytes()));
+    let missing = dir.path().join("no/such/settings.json");
+    let read =
+        read_settings_file(&SettingsPath::new(dir.path(), "no/such/settings.json"), 10).unwrap();
+    assert!(read.bytes.is_none());
+    let err = update_settings_file(
+        &SettingsPath::new(dir.path(), "no/such/settings.json"),
+        &locks(&path),
+        |doc| doc.set("k", &json!(1)),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, SettingsWriteError::MissingFolder { path } if *path == missing),
+        "{err:?}"
+    );
+    assert!(!locks(&path).path().exists());
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["settings.json"]);
 }
