@@ -407,6 +407,20 @@ fn exportable(folder: &Path, scope: Scope) -> Result<(Vec<Memory>, Vec<String>),
                 .collect();
             notes.push(format!("{file}: no description; its first line is used"));
         }
+        // A description other programs wrote may hold escape sequences;
+        // another tool's file is no place for them.
+        if memory.description.contains(|c: char| c.is_control()) {
+            memory.description = memory
+                .description
+                .split(char::is_control)
+                .filter(|s| !s.trim().is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ");
+            notes.push(format!(
+                "{file}: control characters in its description were left out"
+            ));
+        }
         let Some(name) = memdir_interop::sanitize_name(&memory.name) else {
             notes.push(format!("{file}: left out: its name cannot be written"));
             continue;

@@ -73,9 +73,20 @@ fn index_check_and_show_match_snapshots() {
         let show = memdir(["index", "show", &file]);
         assert!(show.status.success());
         let printed = stdout(&show);
+        // The terminal gets control characters escaped; JSON keeps them.
+        let escaped: String = content
+            .chars()
+            .map(|c| {
+                if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
         assert_eq!(
             printed.strip_suffix('\n').unwrap_or(&printed),
-            content,
+            escaped,
             "{case}: show"
         );
 

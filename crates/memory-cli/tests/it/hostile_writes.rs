@@ -350,3 +350,38 @@ fn a_name_that_is_the_index_in_another_case_is_refused() {
     }
     assert!(!w.memory.join("memory.md").exists());
 }
+
+/// A description with escape sequences that another program wrote goes out
+/// to another tool's file without them.
+#[test]
+fn exports_carry_no_control_characters() {
+    let w = world();
+    std::fs::create_dir_all(&w.memory).unwrap();
+    std::fs::write(
+        w.memory.join("planted.md"),
+        "---\nname: planted\ndescription: \"retitle \\e]0;pwned\\a now\"\ntype: project\n---\nx\n",
+    )
+    .unwrap();
+    let out_dir = w.memory.with_file_name("out");
+    for format in ["mcp-memory", "gemini", "agents-md", "cline"] {
+        let out = w.run(&["export", format, out_dir.to_str().unwrap()]);
+        assert!(out.status.success(), "{format}: {}", stderr(&out));
+    }
+    for entry in walkdir(&out_dir) {
+        let text = std::fs::read(&entry).unwrap();
+        assert!(!text.contains(&0x1b) && !text.contains(&0x07), "{}", entry.display());
+    }
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walkdir(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -221,11 +221,10 @@ fn add_to_the_team_refuses_a_secret_and_writes_nothing() {
     );
     assert!(!both(&out).contains(TOKEN));
     assert!(!dir.join("team").exists(), "nothing written");
-    // The same memory may stay private.
-    let out = memdir_in(
-        tmp.path(),
-        &[],
-        [
+    // The same memory may stay private, when the user says so.
+    let private = |extra: &[&str]| {
+        let body = format!("token: {TOKEN}");
+        let mut args = vec![
             "--memory-dir",
             dir.to_str().unwrap(),
             "add",
@@ -236,9 +235,14 @@ fn add_to_the_team_refuses_a_secret_and_writes_nothing() {
             "--description",
             "The CI token",
             "--body",
-            &format!("token: {TOKEN}"),
-        ],
-    );
+            &body,
+        ];
+        args.extend_from_slice(extra);
+        memdir_in(tmp.path(), &[], args)
+    };
+    let out = private(&[]);
+    assert_eq!(out.status.code(), Some(3), "{}", both(&out));
+    let out = private(&["--allow-secret"]);
     assert!(out.status.success(), "{}", both(&out));
     let _ = root();
 }
