@@ -12,8 +12,25 @@
 //!   resolving outside the folder ([`Found`], with what it [`Skipped`]).
 //! - [`Uploader`]: `POST {base}/v1/files`, at most
 //!   [`DEFAULT_UPLOAD_CONCURRENCY`] in flight, each file opened without
-//!   following links and secret-scanned when it is text, transient
+//!   following links and secret-scanned whatever it holds, transient
 //!   failures retried ([`UploadOptions`], [`FileOutcome`]).
+//!
+//! The secret scan reads a file however it is written
+//! (`memdir_secrets::Scanner::scan_content`): UTF-8, UTF-16 (with a
+//! byte-order mark or without) and Latin-1/Windows-1252 text decoded, and
+//! the printable runs of any binary file in 8-bit and UTF-16 code units,
+//! as `strings` shows them; a file's name exempts nothing. A finding keeps
+//! the file back ([`FileError::Secret`] names the rule, the line and the
+//! reading, never the secret). When the scan is unsure it refuses too:
+//! an archive or compressed stream (zip, gzip, bzip2, xz, zstd, lz4,
+//! 7-zip, rar), whose compressed contents no reading sees, is not uploaded
+//! ([`FileError::Unscannable`]). Documents packaged as a zip (`.docx`,
+//! `.xlsx`, `.pptx`, ODF, EPUB), images and PDFs are uploaded when
+//! what they show uncompressed scans clean; their compressed streams are
+//! not read. The whole file is scanned: it is read whole, up to
+//! [`MAX_FILE_BYTES`], before anything is sent. The scan guards against
+//! accidents, not against a writer set on hiding a secret (one encoded in
+//! base64 or encrypted is not found).
 //! - [`persist_files`]: the whole run, refusing a batch over
 //!   [`FILE_COUNT_LIMIT`] before anything is sent ([`Outcome`]).
 //!
@@ -50,9 +67,10 @@ pub use env::{
 };
 pub use error::PersistError;
 pub use find::{Found, FoundFile, Listing, SkipReason, Skipped, find_modified_files};
+/// The secret scan's terms that [`FileError`] uses.
+pub use memdir_secrets::{Compressed, Reading};
 pub use run::{FILE_COUNT_LIMIT, Outcome, PersistOptions, Report, persist_files};
 pub use upload::{
     API_VERSION, DEFAULT_UPLOAD_CONCURRENCY, FILES_API_BETA, FileError, FileOutcome,
-    MAX_FILE_BYTES, MAX_RETRIES, TEXT_SNIFF_BYTES, UPLOAD_TIMEOUT, UploadOptions, UploadedFile,
-    Uploader,
+    MAX_FILE_BYTES, MAX_RETRIES, UPLOAD_TIMEOUT, UploadOptions, UploadedFile, Uploader,
 };

@@ -1,6 +1,20 @@
 //! Uploading files to the Files API (SPEC R15.5): a bounded number in
-//! flight, each read safely, secret-scanned when it is text, and retried
-//! as R8.5 retries.
+//! flight, each read safely, secret-scanned whatever it holds, and
+//! retried as R8.5 retries.
+//!
+//! The scan reads every byte that would be uploaded, however it is
+//! written ([`memdir_secrets::Scanner::scan_content`]): UTF-8, UTF-16 and
+//! single-byte text decoded, and the printable runs of binary files (8-bit
+//! and UTF-16), so a token in a Latin-1 `.env`, a file a Windows editor
+//! saved, a tar, a database or an executable is found. No file name
+//! exempts a file (gitleaks' allowlists by path are for a repository's
+//! history, not for what leaves the machine). A file is also refused when
+//! the scan is unsure of it: when it is an archive whose compressed
+//! contents no reading sees (zip, gzip, bzip2, xz, zstd, lz4, 7-zip,
+//! rar). Documents packaged as a zip (Office Open XML, ODF,
+//! EPUB), images and PDFs go once what they show uncompressed scans
+//! clean: they are what a turn is asked to produce, and their compressed
+//! parts hold what was written into them, not other files.
 
 use std::fmt;
 use std::path::Path;
@@ -11,6 +25,7 @@ use memdir_http::{
     Backoff, ClientConfig, HttpClient, LongRetryAfter, Multipart, Response, RetryPolicy, RetryWhen,
     Url,
 };
+use memdir_secrets::{Compressed, Reading};
 use serde::{Deserialize, Serialize};
 
 use crate::env::Credential;
@@ -30,9 +45,6 @@ pub const UPLOAD_TIMEOUT: Duration = Duration::from_secs(120);
 /// built) and several are in flight, so this keeps a batch's peak near
 /// 1 GiB. A larger file is reported, not uploaded.
 pub const MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
-/// How much of a file decides whether it is text (and so secret-scanned):
-/// valid UTF-8 and no NUL byte in these first bytes.
-pub const TEXT_SNIFF_BYTES: usize = 8 * 1024;
 /// The `anthropic-version` sent.
 pub const API_VERSION: &str = "2023-06-01";
 /// The `anthropic-beta` sent.
@@ -52,9 +64,10 @@ pub struct UploadOptions {
     pub timeout: Duration,
     /// The largest file uploaded, in bytes.
     pub max_file_bytes: u64,
-    /// Whether text files are scanned for secrets first, and not uploaded
-    /// when one is found. Turning it off uploads files even when they
-    /// contain API keys or tokens.
+    /// Whether files are scanned for secrets first, and not uploaded when
+    /// one is found or when the file is an archive the scan cannot see
+    /// into. Turning it off uploads files even when they contain API keys
+    /// or tokens.
     pub scan_secrets: bool,
     /// Retries after a network error, a 5xx or a 429.
     pub max_retries: u32,
@@ -100,8 +113,18 @@ pub enum FileError {
     Secret {
         /// The rule that found it.
         rule_id: String,
-        /// Its 1-based line.
+        /// Its 1-based line (in a binary file, one more than the line-feed
+        /// bytes before it).
         line: usize,
+        /// How the file was read when it was found (as it is, decoded from
+        /// UTF-16, in the printable runs of binary data, …).
+        reading: Reading,
+    },
+    /// It is an archive or a compressed stream: the secret scan cannot see
+    /// what its compressed part holds.
+    Unscannable {
+        /// Its format.
+        compressed: Compressed,
     },
     /// It is larger than [`UploadOptions::max_file_bytes`].
     TooLarge {
@@ -153,9 +176,25 @@ pub enum FileError {
 impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FileError::Secret { rule_id, line } => write!(
+            FileError::Secret {
+                rule_id,
+                line,
+                reading: Reading::Raw,
+            } => write!(
                 f,
                 "not uploaded: it contains a secret ({rule_id} on line {line}); the secret is not shown"
+            ),
+            FileError::Secret {
+                rule_id,
+                line,
+                reading,
+            } => write!(
+                f,
+                "not uploaded: it contains a secret ({rule_id} on line {line}, reading it {reading}); the secret is not shown"
+            ),
+            FileError::Unscannable { compressed } => write!(
+                f,
+                "not uploaded: it is {compressed}, whose compressed contents cannot be scanned for secrets; turn the secret scan off to upload it"
             ),
             FileError::TooLarge { size, limit } => write!(
                 f,
@@ -294,14 +333,8 @@ impl Uploader {
 
     fn try_upload(&self, root: &Path, rel: &str) -> Result<UploadedFile, FileError> {
         let bytes = read_contained(root, rel, self.options.max_file_bytes)?;
-        if self.options.scan_secrets && looks_like_text(&bytes) {
-            let found = memdir_secrets::Scanner::builtin().scan_bytes(&bytes, Some(rel));
-            if let Some(first) = found.iter().min_by_key(|f| (f.line, f.start)) {
-                return Err(FileError::Secret {
-                    rule_id: first.rule_id.clone(),
-                    line: first.line,
-                });
-            }
+        if self.options.scan_secrets {
+            secret_check(&bytes)?;
         }
         let (header, value) = self.credential.header();
         let request = Multipart::new()
@@ -378,16 +411,22 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// Whether the start of `bytes` is text: no NUL, and valid UTF-8 but for
-/// a character cut at the end of the sniffed part.
-fn looks_like_text(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(TEXT_SNIFF_BYTES)];
-    if head.contains(&0) {
-        return false;
+/// Whether `bytes` may be uploaded: no secret in any reading of them (the
+/// first by position is reported), and not an archive the scan cannot see
+/// into. The file's name is not passed to the scanner, so that no name
+/// exempts a file.
+fn secret_check(bytes: &[u8]) -> Result<(), FileError> {
+    let scan = memdir_secrets::Scanner::builtin().scan_content(bytes, None);
+    if let Some(first) = scan.findings.first() {
+        return Err(FileError::Secret {
+            rule_id: first.rule_id.clone(),
+            line: first.line,
+            reading: first.reading,
+        });
     }
-    match std::str::from_utf8(head) {
-        Ok(_) => true,
-        Err(e) => e.error_len().is_none() && head.len() == TEXT_SNIFF_BYTES,
+    match scan.compressed {
+        Some(compressed) if compressed.is_archive() => Err(FileError::Unscannable { compressed }),
+        _ => Ok(()),
     }
 }
 
@@ -395,17 +434,67 @@ fn looks_like_text(bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    const TOKEN: &str = "ghp_RQxGWd7uCkA2ZXbwfvTN3OpLQsE8mV1Ji6YS";
+
     #[test]
-    fn text_is_utf8_without_nul_in_its_head() {
-        assert!(looks_like_text(b"key = value\n"));
-        assert!(looks_like_text("报告".as_bytes()));
-        assert!(looks_like_text(b""));
-        assert!(!looks_like_text(b"PNG\0\x01"));
-        assert!(!looks_like_text(b"\xff\xfe bad"));
-        // A character cut by the sniff window is still text.
-        let mut long = vec![b'a'; TEXT_SNIFF_BYTES - 1];
-        long.extend_from_slice("é".as_bytes());
-        assert!(looks_like_text(&long));
+    fn the_check_reads_every_encoding_and_refuses_archives() {
+        let secret = |line: usize, reading: Reading| {
+            Err(FileError::Secret {
+                rule_id: "github-pat".into(),
+                line,
+                reading,
+            })
+        };
+        let mut latin1 = b"# caf\xe9\n".to_vec();
+        latin1.extend_from_slice(format!("token={TOKEN}").as_bytes());
+        assert_eq!(secret_check(&latin1), secret(2, Reading::Raw));
+        let utf16: Vec<u8> = format!("\u{feff}x\ntoken={TOKEN}")
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(secret_check(&utf16), secret(2, Reading::Utf16Le));
+        // A NUL byte first: binary data, scanned all the same.
+        assert_eq!(
+            secret_check(format!("\0{TOKEN}").as_bytes()),
+            secret(1, Reading::Raw)
+        );
+        assert_eq!(
+            secret_check(b"PK\x03\x04 cut short"),
+            Err(FileError::Unscannable {
+                compressed: Compressed::Zip
+            })
+        );
+        assert_eq!(secret_check(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"), Ok(()));
+        assert_eq!(secret_check("报告\n".as_bytes()), Ok(()));
+    }
+
+    #[test]
+    fn errors_name_the_rule_and_reading_never_the_secret() {
+        let raw = FileError::Secret {
+            rule_id: "github-pat".into(),
+            line: 2,
+            reading: Reading::Raw,
+        };
+        assert_eq!(
+            raw.to_string(),
+            "not uploaded: it contains a secret (github-pat on line 2); the secret is not shown"
+        );
+        let utf16 = FileError::Secret {
+            rule_id: "aws-access-token".into(),
+            line: 1,
+            reading: Reading::Utf16Le,
+        };
+        assert_eq!(
+            utf16.to_string(),
+            "not uploaded: it contains a secret (aws-access-token on line 1, reading it as UTF-16LE text); the secret is not shown"
+        );
+        let zip = FileError::Unscannable {
+            compressed: Compressed::Zip,
+        };
+        assert_eq!(
+            zip.to_string(),
+            "not uploaded: it is a zip archive, whose compressed contents cannot be scanned for secrets; turn the secret scan off to upload it"
+        );
     }
 
     #[test]

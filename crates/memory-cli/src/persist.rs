@@ -22,8 +22,11 @@ const PROGRESS_EVERY: usize = 25;
 Runs at the end of a turn in a BYOC environment: every regular file in the outputs folder \
 modified at or after the turn's start is uploaded to the Files API (POST {base}/v1/files), at most \
 5 at once by default. Symbolic links, FIFOs, sockets and anything resolving outside the folder are \
-skipped; text files holding a secret (an API key, a token) are not uploaded unless \
---no-secret-scan is given. A batch of more files than --max-files uploads nothing.
+skipped. Files holding a secret (an API key, a token), whether written in UTF-8, UTF-16 or \
+Latin-1 or in the text of a binary file, are not uploaded, nor are archives whose compressed \
+contents cannot be scanned (zip, gzip, 7-zip, ...; documents such as .docx, images and PDFs go \
+when what they show uncompressed is clean), unless --no-secret-scan is given. A batch of more \
+files than --max-files uploads nothing.
 
 It runs only when MEMDIR_FILE_PERSISTENCE is not 0/false/off, CLAUDE_CODE_ENVIRONMENT_KIND=byoc, \
 CLAUDE_CODE_SESSION_ACCESS_TOKEN (sent as a bearer token) or else ANTHROPIC_API_KEY is set, and \
@@ -47,7 +50,8 @@ pub(crate) struct PersistArgs {
     /// session id read from the environment].
     #[arg(long, value_name = "DIR")]
     outputs: Option<PathBuf>,
-    /// Upload text files even when they contain API keys or tokens.
+    /// Upload files even when they contain API keys or tokens, and archives
+    /// the scan cannot see into.
     #[arg(long)]
     no_secret_scan: bool,
     /// The most files one run uploads; more upload nothing [default: 1000].

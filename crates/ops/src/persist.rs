@@ -22,8 +22,9 @@ pub struct PersistRequest {
     /// The working directory the default outputs folder is under [default:
     /// the process's].
     pub cwd: Option<PathBuf>,
-    /// Whether text files are secret-scanned first; `false` uploads files
-    /// even when they contain API keys or tokens.
+    /// Whether files are secret-scanned first (and archives the scan cannot
+    /// see into kept back); `false` uploads files even when they contain
+    /// API keys or tokens.
     pub scan_secrets: bool,
     /// The most files one run uploads [default:
     /// [`FILE_COUNT_LIMIT`](memdir_filepersist::FILE_COUNT_LIMIT)].

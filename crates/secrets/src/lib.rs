@@ -10,6 +10,13 @@
 //! - [`Scanner`] — the same with other rules: [`Scanner::from_toml`] reads
 //!   a gitleaks configuration file (a team's own rules and allowlists;
 //!   `[extend] useDefault = true` adds them to the built-in ones).
+//! - [`Scanner::scan_content`] — bytes of any kind, as a file holds them:
+//!   the [`ContentKind`] (UTF-8, UTF-16, single-byte text or binary)
+//!   decides the [`Reading`]s scanned (UTF-16 and Windows-1252 decoded,
+//!   the printable runs of binary data in 8-bit and UTF-16 code units, as
+//!   `strings` shows them), and a [`ContentScan`] says which found each
+//!   [`ContentMatch`] and whether the bytes are [`Compressed`], which no
+//!   reading sees into.
 //!
 //! Matching follows gitleaks v8: a case-insensitive keyword prefilter
 //! (Aho-Corasick) decides which rules run; each rule's RE2-dialect regex
@@ -20,7 +27,7 @@
 //! with OR or AND) can let it go; a line holding `gitleaks:allow` is
 //! skipped; overlapping rules both report; an empty secret is no finding. Rules compile once, lazily.
 //!
-//! This crate knows nothing of files: callers pass text (and, for
+//! This crate knows nothing of files: callers pass text or bytes (and, for
 //! allowlists by path, a path).
 //!
 //! ```
@@ -33,10 +40,25 @@
 //! assert_eq!(found[0].line, 1);
 //! assert_eq!(redact_secrets(text), "GITHUB_TOKEN=[REDACTED:github-pat]\n");
 //! assert!(scan_for_secrets("no secrets here").is_empty());
+//!
+//! // The same token in a file saved as UTF-16 by a Windows editor.
+//! use memdir_secrets::{ContentKind, Reading, Scanner};
+//! let utf16: Vec<u8> = [0xFF, 0xFE]
+//!     .into_iter()
+//!     .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+//!     .collect();
+//! let scan = Scanner::builtin().scan_content(&utf16, None);
+//! assert_eq!(scan.kind, ContentKind::Utf16Le);
+//! assert_eq!(scan.findings[0].rule_id, "github-pat");
+//! assert_eq!(scan.findings[0].reading, Reading::Utf16Le);
+//! assert_eq!((scan.findings[0].start, scan.findings[0].end), (28, 108));
 //! ```
 
 mod config;
+mod content;
+mod decode;
 mod keywords;
+mod packed;
 mod pattern;
 mod reach;
 mod redact;
@@ -48,6 +70,8 @@ use std::sync::OnceLock;
 use config::ConfigFile;
 use rules::RuleSet;
 
+pub use content::{ContentKind, ContentMatch, ContentScan, MIN_PRINTABLE_RUN, Reading};
+pub use packed::Compressed;
 pub use redact::{RedactedSpan, Redaction};
 
 /// The built-in rules, in gitleaks' configuration format.
@@ -151,11 +175,28 @@ impl Scanner {
         self.scan_bytes(text.as_bytes(), None)
     }
 
-    /// Every finding in `text`, which may be any bytes; `path` (when known)
-    /// is what allowlists by path are tested against.
+    /// Every finding in `text`, which may be any bytes, read as they are
+    /// (gitleaks' semantics: the rules match ASCII); `path` (when known)
+    /// is what allowlists by path are tested against. To read bytes the
+    /// way a file may be written (UTF-16, Latin-1, binary data), use
+    /// [`Scanner::scan_content`].
     #[must_use]
     pub fn scan_bytes(&self, text: &[u8], path: Option<&str>) -> Vec<SecretMatch> {
         scan::scan(&self.rules, text, path)
+    }
+
+    /// Every finding in `bytes` however they are written: their
+    /// [`ContentKind`] decides the [`Reading`]s scanned, and each finding
+    /// says which reading found it, at offsets of `bytes`. `path` is as
+    /// for [`Scanner::scan_bytes`]; a caller deciding what leaves the
+    /// machine passes `None`, so that no file name exempts it.
+    ///
+    /// For UTF-8 text without a NUL byte this is [`Scanner::scan_bytes`]
+    /// (one reading); other text costs one more reading, binary data three
+    /// more (of which the two UTF-16 ones see little of most files).
+    #[must_use]
+    pub fn scan_content(&self, bytes: &[u8], path: Option<&str>) -> ContentScan {
+        content::scan_content(self, bytes, path)
     }
 
     /// `text` with every secret replaced by `[REDACTED:<rule-id>]`: each

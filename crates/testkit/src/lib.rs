@@ -19,6 +19,8 @@
 //!   names a golden input under the workspace's `fixtures/`.
 //! - [`corpus`] generates the project and memories the citation benches
 //!   measure.
+//! - [`samples`] builds a valid PNG image and zip archive in memory, for
+//!   tests of what reads or uploads binary files.
 //! - [`PgDatabase`] is a fresh PostgreSQL database for one test on the
 //!   server that `MEMDIR_TEST_POSTGRES_URL` names, dropped afterwards;
 //!   without the variable the test is skipped, said on stderr (or fails,
@@ -59,6 +61,7 @@ pub mod corpus;
 pub mod files_api;
 mod postgres;
 mod proxy;
+pub mod samples;
 mod server;
 mod wire;
 mod world;

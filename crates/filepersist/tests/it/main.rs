@@ -6,6 +6,7 @@
 
 mod env;
 mod find;
+mod scan;
 mod upload;
 
 use std::path::Path;

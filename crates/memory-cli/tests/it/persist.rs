@@ -246,3 +246,82 @@ fn bad_arguments_are_usage_errors_and_help_has_an_example() {
     assert!(help.contains("memdir persist --turn-start"), "{help}");
     assert!(help.contains("JSON: {ran, reason?"), "{help}");
 }
+
+/// `text` in UTF-16, little-endian with a byte-order mark, as Windows
+/// editors save it.
+fn utf16le_with_bom(text: &str) -> Vec<u8> {
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    bytes
+}
+
+#[test]
+fn a_secret_in_latin1_utf16_or_after_a_nul_byte_is_found_and_not_uploaded() {
+    let api = FilesApi::start(FakeAuth::ApiKey(KEY.into()));
+    let cwd = tempfile::tempdir().unwrap();
+    let outputs = cwd.path().join(SESSION).join("outputs");
+    let token = "ghp_RQxGWd7uCkA2ZXbwfvTN3OpLQsE8mV1Ji6YS";
+    let aws = "AKIAZ4Q7WXRTLMN3KPV2";
+    // Latin-1: `é` is the single byte 0xE9, which is not UTF-8.
+    let mut latin1 = b"# caf\xe9\n".to_vec();
+    latin1.extend_from_slice(format!("GITHUB_TOKEN={token}\n").as_bytes());
+    write(&outputs, "deploy.env", &latin1);
+    write(
+        &outputs,
+        "notes.txt",
+        &utf16le_with_bom(&format!("Notes\r\naws_access_key_id = {aws}\r\n")),
+    );
+    // A NUL byte first, then text; the name is one gitleaks lets go by
+    // its extension, which must not exempt what is uploaded.
+    let mut nul_first = b"\0".to_vec();
+    nul_first.extend_from_slice(format!("token: {token}\n").as_bytes());
+    write(&outputs, "blob.bin", &nul_first);
+    write(
+        &outputs,
+        "clean.md",
+        "# Résumé\n\nNothing to hide.\n".as_bytes(),
+    );
+    let out = run_byoc(
+        &api,
+        cwd.path(),
+        &["--turn-start", &an_hour_ago(), "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report = json(&out);
+    let error_of = |path: &str| -> String {
+        let file = report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap_or_else(|| panic!("{path} not in {report}"));
+        assert!(file.get("id").is_none(), "{file}");
+        file["error"].as_str().unwrap().to_owned()
+    };
+    for (path, rule) in [
+        ("deploy.env", "github-pat"),
+        ("notes.txt", "aws-access-token"),
+        ("blob.bin", "github-pat"),
+    ] {
+        let error = error_of(path);
+        assert!(
+            error.contains("not uploaded") && error.contains(rule),
+            "{path}: {error}"
+        );
+    }
+    let names: Vec<String> = api.stored().into_iter().map(|f| f.filename).collect();
+    assert_eq!(names, ["clean.md"]);
+    for text in [stdout(&out), stderr(&out)] {
+        assert!(!text.contains(token) && !text.contains(aws), "{text}");
+    }
+    // In text, each refused file is named with its rule.
+    let out = run_byoc(&api, cwd.path(), &["--turn-start", &an_hour_ago()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("failed notes.txt: ") && l.contains("aws-access-token")),
+        "{text}"
+    );
+    assert!(text.contains("1 of 4 files uploaded, 3 failed"), "{text}");
+}

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
+mod content;
 mod own_vectors;
 mod parity;
 mod properties;

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 /// Lines that each hold one secret (made up for these tests; the formats
 /// are the providers' public ones).
-const SECRET_LINES: &[&str] = &[
+pub(crate) const SECRET_LINES: &[&str] = &[
     "GITHUB_TOKEN=ghp_RQxGWd7uCkA2ZXbwfvTN3OpLQsE8mV1Ji6YS",
     "aws_access_key_id = AKIAZ4Q7WXRTLMN3KPV2",
     "\"slack\": \"xoxb-4826193057-9384751062-Qm3xTb7ZkP2vLw9RcY5nHdJs\"",
