@@ -48,7 +48,9 @@ fn floor(dir: &Path, n: usize) {
             .expect("write");
         f.sync_all().expect("fsync");
     }
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).expect("fsync the folder");
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .expect("fsync the folder");
 }
 
 fn benches(c: &mut Criterion) {

@@ -241,6 +241,17 @@ pub fn scan_for_secrets(content: &str) -> Vec<SecretMatch> {
     Scanner::builtin().scan(content)
 }
 
+/// Every finding of the built-in rules in `bytes`, read every way a secret
+/// can hide in them ([`Scanner::scan_content`]: as UTF-8, decoded from
+/// UTF-16 or Latin-1, and the printable runs of data that is not text).
+/// For text that is about to leave the machine: a file that is valid
+/// UTF-8 can still be UTF-16 text, NUL bytes and all, that a scan of the
+/// text as written misses.
+#[must_use]
+pub fn scan_for_secrets_in_bytes(bytes: &[u8]) -> Vec<ContentMatch> {
+    Scanner::builtin().scan_content(bytes, None).findings
+}
+
 /// `content` with every finding of the built-in rules redacted.
 #[must_use]
 pub fn redact_secrets(content: &str) -> String {

@@ -326,14 +326,19 @@ pub(crate) fn collect(
             });
             continue;
         };
-        let findings = memdir_secrets::scan_for_secrets(&text);
+        // Read every way a secret can hide: UTF-16 text without a byte
+        // order mark is valid UTF-8, NULs and all.
+        let findings = memdir_secrets::scan_for_secrets_in_bytes(text.as_bytes());
         if !findings.is_empty() {
             let mut lines: Vec<usize> = findings.iter().map(|f| f.line).collect();
             lines.sort_unstable();
             lines.dedup();
+            let mut ids: Vec<String> = findings.iter().map(|f| f.rule_id.clone()).collect();
+            ids.sort();
+            ids.dedup();
             result.skipped_secrets.push(SkippedSecret {
                 file: key,
-                rule_ids: rule_ids(&findings),
+                rule_ids: ids,
                 lines,
             });
             continue;

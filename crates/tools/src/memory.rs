@@ -248,7 +248,8 @@ impl MemoryScope {
         content: &str,
         before: Option<&str>,
     ) -> Result<(), ToolError> {
-        let found = memdir_secrets::scan_for_secrets(content);
+        // Every reading: text the model writes can be UTF-16 with NULs.
+        let found = memdir_secrets::scan_for_secrets_in_bytes(content.as_bytes());
         let Some(first) = found.first() else {
             return Ok(());
         };

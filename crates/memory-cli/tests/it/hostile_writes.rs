@@ -369,7 +369,11 @@ fn exports_carry_no_control_characters() {
     }
     for entry in walkdir(&out_dir) {
         let text = std::fs::read(&entry).unwrap();
-        assert!(!text.contains(&0x1b) && !text.contains(&0x07), "{}", entry.display());
+        assert!(
+            !text.contains(&0x1b) && !text.contains(&0x07),
+            "{}",
+            entry.display()
+        );
     }
 }
 

@@ -159,6 +159,29 @@ fn a_file_with_a_secret_is_never_sent() {
     assert!(stored.values().all(|t| !t.contains(TOKEN)));
 }
 
+/// UTF-16 text without a byte order mark is valid UTF-8 (NUL bytes and
+/// all), so it passed the text check; the token inside is still found.
+#[test]
+fn a_secret_in_utf16_text_without_a_bom_is_never_sent() {
+    let h = start();
+    let team = tempfile::tempdir().unwrap();
+    let text: Vec<u8> = format!("ci token: {TOKEN}\n")
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    assert!(
+        std::str::from_utf8(&text).is_ok(),
+        "the file is valid UTF-8"
+    );
+    std::fs::write(team.path().join("wide.md"), &text).unwrap();
+    write(team.path(), "ok.md", "nothing to see\n");
+    let r = h.client(team.path()).push();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.skipped_secrets.len(), 1, "{r:?}");
+    assert_eq!(r.skipped_secrets[0].file, "wide.md");
+    assert_eq!(h.stored().keys().collect::<Vec<_>>(), ["ok.md"]);
+}
+
 #[test]
 fn oversized_files_are_skipped_and_reported() {
     let h = start();

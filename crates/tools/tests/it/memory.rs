@@ -317,3 +317,21 @@ fn a_fifo_where_a_memory_belongs_never_hangs_a_tool() {
     assert_eq!(std::fs::read_to_string(&fifo).unwrap(), "now a file\n");
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
 }
+
+/// A model can write a token as UTF-16 text, NUL bytes between its
+/// letters; the scan reads that too.
+#[test]
+fn a_secret_written_as_utf16_text_is_refused() {
+    let w = world();
+    let wide: String = format!("token {}\n", token())
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .map(char::from)
+        .collect();
+    for folder in [w.scope.team_path().unwrap(), w.scope.private_path()] {
+        let file = folder.join("wide.md");
+        let refusal = refusal(write(&w.scope, &file, &wide));
+        assert!(refusal.contains("looks like a secret"), "{refusal}");
+        assert!(!file.exists());
+    }
+}
