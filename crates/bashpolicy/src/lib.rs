@@ -13,8 +13,9 @@
 //!   interpreter"). Anything the policy does not understand is denied.
 //! - [`run`] executes a [`Plan`] without a shell: one process per stage,
 //!   pipes between them, stdin from `/dev/null`, a cleaned environment
-//!   (pagers off), a wall-clock timeout that kills every stage, and an
-//!   output cap ([`RunLimits`]).
+//!   (pagers off, a private temporary folder), memory and file-size caps,
+//!   a wall-clock timeout that kills every stage, and an output cap
+//!   ([`RunLimits`]).
 //!
 //! ```
 //! use memdir_bashpolicy::{check, Decision};
@@ -92,7 +93,10 @@ mod run;
 
 pub use check::{MAX_COMMAND_BYTES, MAX_NESTING, check};
 pub use programs::ALLOWED_PROGRAMS;
-pub use run::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, RunError, RunLimits, RunOutput, run};
+pub use run::{
+    DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT,
+    RunError, RunLimits, RunOutput, run,
+};
 
 /// The policy's answer for one command line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,8 +1,9 @@
 //! Running a [`Plan`] without a shell: one process per stage, pipes
-//! between stages, a cleaned environment, a timeout and an output cap.
+//! between stages, a cleaned environment with a private temporary folder,
+//! limits on memory and file size, a timeout and an output cap.
 
 use std::io::{self, PipeReader, PipeWriter, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -14,8 +15,13 @@ use crate::{Plan, Stage, Stderr, When};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The output cap of [`RunLimits::default`].
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 30_000;
+/// The memory cap of [`RunLimits::default`]: 512 MiB.
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
+/// The file-size cap of [`RunLimits::default`]: 128 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
 
-/// How long a plan may run and how much of its output is kept.
+/// How long a plan may run, how much memory and file space each of its
+/// processes may take, and how much of its output is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunLimits {
     /// Wall-clock time for the whole plan; then every stage still running
@@ -25,6 +31,14 @@ pub struct RunLimits {
     /// every stage, interleaved as they come) kept; the rest is counted
     /// and dropped.
     pub max_output_bytes: usize,
+    /// Bytes of data memory (heap and private writable mappings,
+    /// `RLIMIT_DATA` on Unix) each process may take; an allocation beyond
+    /// it fails, and the program ends with its own error.
+    pub max_memory_bytes: u64,
+    /// Bytes any one file a process writes may grow to (`RLIMIT_FSIZE` on
+    /// Unix); a write beyond it ends the process. Only the private
+    /// temporary folder is there to be written to.
+    pub max_file_bytes: u64,
 }
 
 impl Default for RunLimits {
@@ -32,6 +46,8 @@ impl Default for RunLimits {
         Self {
             timeout: DEFAULT_TIMEOUT,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -79,14 +95,21 @@ pub enum RunError {
         #[source]
         source: io::Error,
     },
+    /// The private temporary folder of the run could not be created.
+    #[error("cannot create a private temporary folder")]
+    TempFolder(#[source] io::Error),
 }
 
 /// Runs `plan` in `cwd`, without a shell.
 ///
 /// Each stage is its own process (looked up in `PATH`), stdout piped into
 /// the next stage's stdin; the first reads `/dev/null`. The environment
-/// keeps only `PATH`, `HOME`, `LANG`, `LC_*`, `TZ` and `TMPDIR`, and turns
-/// pagers, colours and git's prompts and optional locks off. Steps joined
+/// keeps only `PATH`, `HOME`, `LANG`, `LC_*` and `TZ`, turns pagers,
+/// colours and git's prompts and optional locks off, and points `TMPDIR`
+/// at a private folder that is removed when the run ends, also when the
+/// timeout ended it. On Unix each stage runs in a session of its own (no
+/// controlling terminal), with [`RunLimits::max_memory_bytes`] and
+/// [`RunLimits::max_file_bytes`] as limits and no core dumps. Steps joined
 /// by `&&` and `||` run as the shell would run them. When the timeout
 /// passes, every stage still running is killed (on Unix its whole process
 /// group) and [`RunOutput::timed_out`] says so.
@@ -101,7 +124,28 @@ pub fn run(plan: &Plan, cwd: &Path, limits: &RunLimits) -> Result<RunOutput, Run
     {
         return Err(RunError::EmptyStage);
     }
-    let deadline = Instant::now() + limits.timeout;
+    let temp = PrivateTemp::new()?;
+    let context = Context {
+        cwd,
+        limits: *limits,
+        env: environment(temp.path()),
+        deadline: Instant::now() + limits.timeout,
+    };
+    let result = run_steps(plan, &context);
+    drop(temp);
+    result
+}
+
+/// What every stage of one run shares.
+struct Context<'a> {
+    cwd: &'a Path,
+    limits: RunLimits,
+    env: Vec<(String, String)>,
+    deadline: Instant,
+}
+
+fn run_steps(plan: &Plan, context: &Context<'_>) -> Result<RunOutput, RunError> {
+    let limits = context.limits;
     let (reader, writer) = io::pipe().map_err(RunError::Pipe)?;
     let collected = Arc::new(Mutex::new(Collected::default()));
     let collector = {
@@ -120,7 +164,7 @@ pub fn run(plan: &Plan, cwd: &Path, limits: &RunLimits) -> Result<RunOutput, Run
             When::IfFailed if succeeded => continue,
             _ => {}
         }
-        match run_pipeline(&step.pipeline, cwd, &writer, deadline) {
+        match run_pipeline(&step.pipeline, context, &writer) {
             Ok(Ended::Exited(status)) => exit_code = status.code(),
             Ok(Ended::TimedOut) => {
                 exit_code = None;
@@ -201,12 +245,12 @@ enum Ended {
 
 fn run_pipeline(
     stages: &[Stage],
-    cwd: &Path,
+    context: &Context<'_>,
     output: &PipeWriter,
-    deadline: Instant,
 ) -> Result<Ended, RunError> {
+    let deadline = context.deadline;
     let mut children: Vec<(String, Child)> = Vec::with_capacity(stages.len());
-    let spawned = spawn_all(stages, cwd, output, &mut children);
+    let spawned = spawn_all(stages, context, output, &mut children);
     if let Err(e) = spawned {
         let running = vec![true; children.len()];
         kill_all(&mut children, &running);
@@ -239,7 +283,7 @@ fn run_pipeline(
 
 fn spawn_all(
     stages: &[Stage],
-    cwd: &Path,
+    context: &Context<'_>,
     output: &PipeWriter,
     children: &mut Vec<(String, Child)>,
 ) -> Result<(), RunError> {
@@ -261,19 +305,13 @@ fn spawn_all(
         let mut command = Command::new(&program);
         command
             .args(&stage.argv[1..])
-            .current_dir(cwd)
+            .current_dir(context.cwd)
             .env_clear()
-            .envs(environment())
+            .envs(context.env.iter().cloned())
             .stdin(stdin.take().map_or_else(Stdio::null, Stdio::from))
             .stdout(stdout)
             .stderr(stderr);
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt as _;
-            // Its own process group, so a timeout can end whatever the
-            // stage started too.
-            command.process_group(0);
-        }
+        confine(&mut command, &context.limits);
         let child = command.spawn().map_err(|source| RunError::Spawn {
             program: program.clone(),
             source,
@@ -308,11 +346,12 @@ fn kill_all(children: &mut [(String, Child)], running: &[bool]) {
 }
 
 /// The environment every stage gets: what locates programs, files and
-/// languages, and settings that keep pagers, colours and prompts away.
-fn environment() -> Vec<(String, String)> {
+/// languages, the private temporary folder, and settings that keep
+/// pagers, colours and prompts away.
+fn environment(temp: &Path) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| {
-            matches!(k.as_str(), "PATH" | "HOME" | "LANG" | "TZ" | "TMPDIR") || k.starts_with("LC_")
+            matches!(k.as_str(), "PATH" | "HOME" | "LANG" | "TZ") || k.starts_with("LC_")
         })
         .collect();
     for (k, v) in [
@@ -325,5 +364,89 @@ fn environment() -> Vec<(String, String)> {
     ] {
         env.push((k.to_owned(), v.to_owned()));
     }
+    env.push(("TMPDIR".to_owned(), temp.to_string_lossy().into_owned()));
     env
 }
+
+/// The private temporary folder of one run, removed when dropped.
+struct PrivateTemp {
+    path: PathBuf,
+}
+
+impl PrivateTemp {
+    fn new() -> Result<Self, RunError> {
+        let dir = tempfile::Builder::new()
+            .prefix("memdir-bash-")
+            .tempdir()
+            .map_err(RunError::TempFolder)?;
+        Ok(Self { path: dir.keep() })
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for PrivateTemp {
+    fn drop(&mut self) {
+        // A process of a killed stage may still be dying and writing;
+        // try again briefly until nothing is left.
+        for _ in 0..50 {
+            match std::fs::remove_dir_all(&self.path) {
+                Ok(()) => return,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return,
+                Err(_) => thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        log::warn!("cannot remove the temporary folder {}", self.path.display());
+    }
+}
+
+/// On Unix: the stage runs in a session of its own (no controlling
+/// terminal to read; its process group is the session's, which a timeout
+/// kills whole), with the memory and file-size limits and no core dumps.
+#[cfg(unix)]
+#[allow(
+    unsafe_code,
+    reason = "limits must be set in the child after fork and before exec, which only \
+              `pre_exec` allows"
+)]
+fn confine(command: &mut Command, limits: &RunLimits) {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit, setsid};
+    use std::os::unix::process::CommandExt as _;
+    // Never above the limits this process already has.
+    let lower = |resource: Resource, wanted: u64| -> u64 {
+        getrlimit(resource)
+            .maximum
+            .map_or(wanted, |hard| hard.min(wanted))
+    };
+    let memory = lower(Resource::Data, limits.max_memory_bytes);
+    let file = lower(Resource::Fsize, limits.max_file_bytes);
+    let set = |resource: Resource, value: u64| {
+        setrlimit(
+            resource,
+            Rlimit {
+                current: Some(value),
+                maximum: Some(value),
+            },
+        )
+    };
+    // SAFETY: the closure runs in the child between fork and exec, where
+    // only async-signal-safe calls may be made. It makes four system calls
+    // (setsid, setrlimit) through rustix, which calls the kernel directly,
+    // allocates nothing and takes no lock; the values it uses were
+    // computed before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            setsid()?;
+            set(Resource::Data, memory)?;
+            set(Resource::Fsize, file)?;
+            set(Resource::Core, 0)?;
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere: no limits beyond the timeout and the output cap.
+#[cfg(not(unix))]
+fn confine(_command: &mut Command, _limits: &RunLimits) {}
