@@ -1,6 +1,7 @@
 //! Running a [`Plan`] without a shell: one process per stage, pipes
-//! between stages, a cleaned environment with a private temporary folder,
-//! limits on memory and file size, a timeout and an output cap.
+//! between stages, globs expanded in the working folder, a cleaned
+//! environment with a private temporary folder, limits on memory and file
+//! size, a timeout and an output cap.
 
 use std::io::{self, PipeReader, PipeWriter, Read};
 use std::path::{Path, PathBuf};
@@ -9,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::{Plan, Stage, Stderr, When};
+use crate::glob::{self, MAX_GLOB_ENTRIES, MAX_GLOB_MATCHES, Overflow, Pattern};
+use crate::{Denial, Plan, Stage, Stderr, When, git, programs};
 
 /// The timeout of [`RunLimits::default`].
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -98,16 +100,50 @@ pub enum RunError {
     /// The private temporary folder of the run could not be created.
     #[error("cannot create a private temporary folder")]
     TempFolder(#[source] io::Error),
+    /// The glob words of a stage matched more than [`MAX_GLOB_MATCHES`]
+    /// paths together.
+    #[error("the glob `{pattern}` matches too many paths (more than {limit} in one command)")]
+    TooManyMatches {
+        /// The glob word that went past the cap.
+        pattern: String,
+        /// The cap.
+        limit: usize,
+    },
+    /// A glob word made the runner look at more than
+    /// [`MAX_GLOB_ENTRIES`] folder entries.
+    #[error("the glob `{pattern}` looks through too many folder entries (more than {limit})")]
+    TooManyEntries {
+        /// The glob word that went past the cap.
+        pattern: String,
+        /// The cap.
+        limit: usize,
+    },
+    /// With its globs expanded, a stage is not one the policy allows (a
+    /// glob that became two operands of `uniq`, say).
+    #[error("once its globs are expanded, the command is denied: {}", .0.reason)]
+    Denied(Denial),
+    /// git's configuration, read before a `git` stage to turn off the
+    /// programs it names, could not be read.
+    #[error("cannot read git's configuration to turn off the programs it names: {detail}")]
+    GitConfig {
+        /// What went wrong.
+        detail: String,
+    },
 }
 
 /// Runs `plan` in `cwd`, without a shell.
 ///
 /// Each stage is its own process (looked up in `PATH`), stdout piped into
-/// the next stage's stdin; the first reads `/dev/null`. The environment
+/// the next stage's stdin; the first reads `/dev/null`. A stage's glob
+/// words ([`crate::Glob`]) are expanded in `cwd` first, and the stage is
+/// judged again by the policy with the paths they became. The environment
 /// keeps only `PATH`, `HOME`, `LANG`, `LC_*` and `TZ`, turns pagers,
 /// colours and git's prompts and optional locks off, and points `TMPDIR`
 /// at a private folder that is removed when the run ends, also when the
-/// timeout ended it. On Unix each stage runs in a session of its own (no
+/// timeout ended it. Before a `git` stage, the configuration keys that
+/// name filter, text-conversion, external-diff and signature programs are
+/// read, and each is given an empty value for the stage, so git runs none
+/// of them. On Unix each stage runs in a session of its own (no
 /// controlling terminal), with [`RunLimits::max_memory_bytes`] and
 /// [`RunLimits::max_file_bytes`] as limits and no core dumps. Steps joined
 /// by `&&` and `||` run as the shell would run them. When the timeout
@@ -125,26 +161,34 @@ pub fn run(plan: &Plan, cwd: &Path, limits: &RunLimits) -> Result<RunOutput, Run
         return Err(RunError::EmptyStage);
     }
     let temp = PrivateTemp::new()?;
-    let context = Context {
+    let mut context = Context {
         cwd,
         limits: *limits,
         env: environment(temp.path()),
+        git_env: None,
         deadline: Instant::now() + limits.timeout,
     };
-    let result = run_steps(plan, &context);
+    let result = run_steps(plan, &mut context);
     drop(temp);
     result
 }
+
+/// How much of `git config`'s list of program keys is read; more is an
+/// error.
+const MAX_GIT_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// What every stage of one run shares.
 struct Context<'a> {
     cwd: &'a Path,
     limits: RunLimits,
     env: Vec<(String, String)>,
+    /// The configuration that turns git's programs off, read before the
+    /// first `git` stage.
+    git_env: Option<Vec<(String, String)>>,
     deadline: Instant,
 }
 
-fn run_steps(plan: &Plan, context: &Context<'_>) -> Result<RunOutput, RunError> {
+fn run_steps(plan: &Plan, context: &mut Context<'_>) -> Result<RunOutput, RunError> {
     let limits = context.limits;
     let (reader, writer) = io::pipe().map_err(RunError::Pipe)?;
     let collected = Arc::new(Mutex::new(Collected::default()));
@@ -245,12 +289,22 @@ enum Ended {
 
 fn run_pipeline(
     stages: &[Stage],
-    context: &Context<'_>,
+    context: &mut Context<'_>,
     output: &PipeWriter,
 ) -> Result<Ended, RunError> {
     let deadline = context.deadline;
+    let mut expanded = Vec::with_capacity(stages.len());
+    for stage in stages {
+        expanded.push(expand_globs(stage, context.cwd)?);
+    }
+    if context.git_env.is_none() && expanded.iter().any(|s| s.argv[0] == "git") {
+        match git_program_keys(context)? {
+            Some(env) => context.git_env = Some(env),
+            None => return Ok(Ended::TimedOut),
+        }
+    }
     let mut children: Vec<(String, Child)> = Vec::with_capacity(stages.len());
-    let spawned = spawn_all(stages, context, output, &mut children);
+    let spawned = spawn_all(&expanded, context, output, &mut children);
     if let Err(e) = spawned {
         let running = vec![true; children.len()];
         kill_all(&mut children, &running);
@@ -311,6 +365,11 @@ fn spawn_all(
             .stdin(stdin.take().map_or_else(Stdio::null, Stdio::from))
             .stdout(stdout)
             .stderr(stderr);
+        if program == "git"
+            && let Some(git_env) = &context.git_env
+        {
+            command.envs(git_env.iter().cloned());
+        }
         confine(&mut command, &context.limits);
         let child = command.spawn().map_err(|source| RunError::Spawn {
             program: program.clone(),
@@ -359,6 +418,10 @@ fn environment(temp: &Path) -> Vec<(String, String)> {
         ("GIT_PAGER", "cat"),
         ("GIT_TERMINAL_PROMPT", "0"),
         ("GIT_OPTIONAL_LOCKS", "0"),
+        // A partial clone fetches missing objects on demand, through the
+        // transport its configuration names (a network, or an `ext::`
+        // command); never for a read-only command.
+        ("GIT_NO_LAZY_FETCH", "1"),
         ("NO_COLOR", "1"),
         ("TERM", "dumb"),
     ] {
@@ -366,6 +429,47 @@ fn environment(temp: &Path) -> Vec<(String, String)> {
     }
     env.push(("TMPDIR".to_owned(), temp.to_string_lossy().into_owned()));
     env
+}
+
+/// A stage with its glob words replaced by the paths they match (or left
+/// as they are when they match nothing), judged again by the policy.
+fn expand_globs(stage: &Stage, cwd: &Path) -> Result<Stage, RunError> {
+    if stage.globs.is_empty() {
+        return Ok(stage.clone());
+    }
+    let mut argv = Vec::with_capacity(stage.argv.len());
+    let mut found = 0;
+    for (i, arg) in stage.argv.iter().enumerate() {
+        let Some(glob) = stage.globs.iter().find(|g| g.arg == i) else {
+            argv.push(arg.clone());
+            continue;
+        };
+        let paths =
+            glob::expand(&Pattern::parse(&glob.pattern), cwd, &mut found).map_err(|overflow| {
+                match overflow {
+                    Overflow::Matches => RunError::TooManyMatches {
+                        pattern: glob.pattern.clone(),
+                        limit: MAX_GLOB_MATCHES,
+                    },
+                    Overflow::Entries => RunError::TooManyEntries {
+                        pattern: glob.pattern.clone(),
+                        limit: MAX_GLOB_ENTRIES,
+                    },
+                }
+            })?;
+        if paths.is_empty() {
+            argv.push(arg.clone());
+        } else {
+            argv.extend(paths);
+        }
+    }
+    let expanded = Stage {
+        argv,
+        stderr: stage.stderr,
+        globs: Vec::new(),
+    };
+    programs::check_stage(&expanded).map_err(RunError::Denied)?;
+    Ok(expanded)
 }
 
 /// The private temporary folder of one run, removed when dropped.
@@ -400,6 +504,92 @@ impl Drop for PrivateTemp {
         }
         log::warn!("cannot remove the temporary folder {}", self.path.display());
     }
+}
+
+/// The configuration that turns off every program git's configuration
+/// names for filters, text conversion, external diffs and signatures,
+/// as `GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_n` and `GIT_CONFIG_VALUE_n`;
+/// `None` when the run's time is up first.
+fn git_program_keys(context: &Context<'_>) -> Result<Option<Vec<(String, String)>>, RunError> {
+    let fail = |detail: String| RunError::GitConfig { detail };
+    let mut command = Command::new("git");
+    command
+        .args([
+            "config",
+            "-z",
+            "--name-only",
+            "--get-regexp",
+            git::PROGRAM_KEYS,
+        ])
+        .current_dir(context.cwd)
+        .env_clear()
+        .envs(context.env.iter().cloned())
+        // Bytes, not characters: in a UTF-8 locale `.` would not match a
+        // byte that is not UTF-8, and a key holding one would go unlisted.
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    confine(&mut command, &context.limits);
+    let mut child = command
+        .spawn()
+        .map_err(|e| fail(format!("cannot run git config: {e}")))?;
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let reader = thread::spawn(move || {
+        let mut out = Vec::new();
+        (&mut stdout)
+            .take(MAX_GIT_CONFIG_BYTES)
+            .read_to_end(&mut out)?;
+        // Whatever is beyond the cap is drained, so git never blocks.
+        let beyond = io::copy(&mut stdout, &mut io::sink())?;
+        Ok::<_, io::Error>((out, beyond))
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() >= context.deadline => {
+                kill_all(&mut [("git config".to_owned(), child)], &[true]);
+                let _ = reader.join();
+                return Ok(None);
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(2)),
+            Err(e) => return Err(fail(format!("cannot wait for git config: {e}"))),
+        }
+    };
+    let Ok(Ok((out, beyond))) = reader.join() else {
+        return Err(fail("cannot read its answer".to_owned()));
+    };
+    // Keys left unread would be programs left on: stop rather.
+    if beyond > 0 {
+        return Err(fail(format!(
+            "it names more than {MAX_GIT_CONFIG_BYTES} bytes of program keys"
+        )));
+    }
+    // 1: no key matched.
+    if status.code() == Some(1) && out.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    if !status.success() {
+        return Err(fail(format!("git config ended with {status}")));
+    }
+    let mut keys = Vec::new();
+    for key in out.split(|b| *b == 0).filter(|k| !k.is_empty()) {
+        // A key changed by a lossy conversion would turn nothing off.
+        let Ok(key) = String::from_utf8(key.to_vec()) else {
+            return Err(fail(format!(
+                "the key {} is not UTF-8",
+                String::from_utf8_lossy(key)
+            )));
+        };
+        keys.push(key);
+    }
+    let config = git::neutralising_config(&keys);
+    let mut env = vec![("GIT_CONFIG_COUNT".to_owned(), config.len().to_string())];
+    for (i, (key, value)) in config.into_iter().enumerate() {
+        env.push((format!("GIT_CONFIG_KEY_{i}"), key));
+        env.push((format!("GIT_CONFIG_VALUE_{i}"), value));
+    }
+    Ok(Some(env))
 }
 
 /// On Unix: the stage runs in a session of its own (no controlling

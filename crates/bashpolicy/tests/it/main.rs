@@ -2,6 +2,8 @@
 
 mod confined;
 mod corpus;
+mod git_programs;
+mod globs;
 mod plans;
 mod props;
 mod running;
