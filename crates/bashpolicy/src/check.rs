@@ -12,7 +12,8 @@ use brush_parser::ast::{
 use brush_parser::word::{WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions};
 
-use crate::{Decision, Denial, Plan, Stage, Stderr, Step, When, programs};
+use crate::glob::{self, Pattern};
+use crate::{Decision, Denial, Glob, Plan, Stage, Stderr, Step, When, git, programs};
 
 /// Commands longer than this many bytes are denied without parsing.
 pub const MAX_COMMAND_BYTES: usize = 8 * 1024;
@@ -173,7 +174,7 @@ fn pipeline(p: &Pipeline, options: &ParserOptions) -> Result<Vec<Stage>, Denial>
         };
         programs::check_stage(&stage)?;
         if stage.argv[0] == "git" {
-            stage.argv = programs::git_argv(&stage.argv);
+            stage.argv = git::argv(&stage.argv);
         }
         stages.push(stage);
     }
@@ -199,7 +200,7 @@ fn compound_denial(compound: &CompoundCommand) -> Denial {
 }
 
 fn simple_command(simple: &SimpleCommand, options: &ParserOptions) -> Result<Stage, Denial> {
-    let mut argv = Vec::new();
+    let mut words: Vec<Literal> = Vec::new();
     let mut stderr = Stderr::Output;
     let prefix = simple.prefix.iter().flat_map(|p| &p.0);
     for item in prefix {
@@ -214,20 +215,20 @@ fn simple_command(simple: &SimpleCommand, options: &ParserOptions) -> Result<Sta
             CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
                 return Err(process_substitution());
             }
-            CommandPrefixOrSuffixItem::Word(word) => argv.push(literal(&word.value, options)?),
+            CommandPrefixOrSuffixItem::Word(word) => words.push(literal(&word.value, options)?),
         }
     }
     let Some(name) = &simple.word_or_name else {
         return Err(Denial::new("there is no command to run"));
     };
-    argv.push(literal(&name.value, options)?);
+    words.push(literal(&name.value, options)?);
     for item in simple.suffix.iter().flat_map(|s| &s.0) {
         match item {
             // `name=value` after the command name is an ordinary argument
             // (`find -name x=y`); its expansions are checked as for any word.
             CommandPrefixOrSuffixItem::Word(word)
             | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
-                argv.push(literal(&word.value, options)?);
+                words.push(literal(&word.value, options)?);
             }
             CommandPrefixOrSuffixItem::IoRedirect(r) => stderr = redirect(r)?,
             CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
@@ -235,7 +236,35 @@ fn simple_command(simple: &SimpleCommand, options: &ParserOptions) -> Result<Sta
             }
         }
     }
-    Ok(Stage { argv, stderr })
+    let mut argv = Vec::with_capacity(words.len());
+    let mut globs = Vec::new();
+    for (arg, word) in words.into_iter().enumerate() {
+        if let Some(pattern) = word.glob {
+            if arg == 0 {
+                return Err(Denial::new(format!(
+                    "the program name `{}` is a glob pattern; name an allowed program",
+                    short(&word.text)
+                )));
+            }
+            Pattern::parse(&pattern).check(&word.text)?;
+            globs.push(Glob { arg, pattern });
+        }
+        argv.push(word.text);
+    }
+    Ok(Stage {
+        argv,
+        stderr,
+        globs,
+    })
+}
+
+/// A word after quote removal, and its glob pattern when it has one.
+struct Literal {
+    /// What the program gets when nothing is expanded.
+    text: String,
+    /// The word as a glob pattern, quoted characters escaped, when it holds
+    /// an unquoted `*`, `?` or `[…]`.
+    glob: Option<String>,
 }
 
 fn process_substitution() -> Denial {
@@ -288,9 +317,10 @@ fn redirect(r: &IoRedirect) -> Result<Stderr, Denial> {
     }
 }
 
-/// A word as the program will receive it: quotes removed, and denied if it
-/// holds anything a shell would expand.
-fn literal(word: &str, options: &ParserOptions) -> Result<String, Denial> {
+/// A word as the program will receive it, quotes removed, with its glob
+/// pattern if it has one; denied if it holds anything else a shell would
+/// expand.
+fn literal(word: &str, options: &ParserOptions) -> Result<Literal, Denial> {
     let pieces = catch_unwind(|| brush_parser::word::parse(word, options));
     let Ok(Ok(pieces)) = pieces else {
         return Err(Denial::new(format!(
@@ -299,10 +329,23 @@ fn literal(word: &str, options: &ParserOptions) -> Result<String, Denial> {
         )));
     };
     let mut out = String::new();
+    // The same word as a glob pattern: unquoted text as it is, everything
+    // quoted or escaped made literal.
+    let mut pattern = String::new();
+    let quoted = |text: &str, out: &mut String, pattern: &mut String| {
+        out.push_str(text);
+        for c in text.chars() {
+            glob::escape_into(pattern, c);
+        }
+    };
     for piece in &pieces {
         match &piece.piece {
-            WordPiece::Text(text) => unquoted_text(text, piece, word, &mut out)?,
-            WordPiece::SingleQuotedText(text) => out.push_str(text),
+            WordPiece::Text(text) => {
+                unquoted_text(text, piece, word)?;
+                out.push_str(text);
+                pattern.push_str(text);
+            }
+            WordPiece::SingleQuotedText(text) => quoted(text, &mut out, &mut pattern),
             WordPiece::DoubleQuotedSequence(inner) => {
                 for p in inner {
                     match &p.piece {
@@ -311,15 +354,17 @@ fn literal(word: &str, options: &ParserOptions) -> Result<String, Denial> {
                             if text.contains('`') {
                                 return Err(backticks());
                             }
-                            out.push_str(text);
+                            quoted(text, &mut out, &mut pattern);
                         }
                         WordPiece::EscapeSequence(seq) => {
                             // In double quotes a backslash quotes only
                             // `$`, `` ` ``, `"`, `\` and a newline.
                             match seq.strip_prefix('\\') {
                                 Some("\n") => {}
-                                Some(c @ ("$" | "`" | "\"" | "\\")) => out.push_str(c),
-                                _ => out.push_str(seq),
+                                Some(c @ ("$" | "`" | "\"" | "\\")) => {
+                                    quoted(c, &mut out, &mut pattern);
+                                }
+                                _ => quoted(seq, &mut out, &mut pattern),
                             }
                         }
                         other => return Err(expansion(other, p, word)),
@@ -328,27 +373,19 @@ fn literal(word: &str, options: &ParserOptions) -> Result<String, Denial> {
             }
             WordPiece::EscapeSequence(seq) => match seq.strip_prefix('\\') {
                 Some("\n") => {}
-                Some(c) if !c.is_empty() => out.push_str(c),
+                Some(c) if !c.is_empty() => quoted(c, &mut out, &mut pattern),
                 _ => return Err(Denial::new("a trailing `\\` escapes nothing")),
             },
             other => return Err(expansion(other, piece, word)),
         }
     }
-    Ok(out)
+    let glob = Pattern::parse(&pattern).is_glob().then_some(pattern);
+    Ok(Literal { text: out, glob })
 }
 
-fn unquoted_text(
-    text: &str,
-    piece: &WordPieceWithSource,
-    word: &str,
-    out: &mut String,
-) -> Result<(), Denial> {
-    if let Some(c) = text.chars().find(|c| matches!(c, '*' | '?' | '[' | ']')) {
-        return Err(Denial::new(format!(
-            "unquoted `{c}` is a glob pattern, which is not expanded; quote it to pass it on \
-             (`find . -name '*.rs'`)"
-        )));
-    }
+/// Denies what unquoted text may not hold; glob characters it may (the
+/// runner expands them).
+fn unquoted_text(text: &str, piece: &WordPieceWithSource, word: &str) -> Result<(), Denial> {
     // `{a,b}` and `{1..3}` expand; `{}` and `HEAD@{1}` are literal.
     if let Some(open) = text.find('{')
         && (text[open..].contains(',') || text[open..].contains(".."))
@@ -368,9 +405,7 @@ fn unquoted_text(
             "unquoted `{c}` is not understood here"
         )));
     }
-    dollar_is_literal(text, piece, word)?;
-    out.push_str(text);
-    Ok(())
+    dollar_is_literal(text, piece, word)
 }
 
 /// A `$` that the grammar left as text is literal only where no

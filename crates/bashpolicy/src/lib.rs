@@ -12,9 +12,10 @@
 //!   part ("`>` redirects output to a file", "`python3` is an
 //!   interpreter"). Anything the policy does not understand is denied.
 //! - [`run`] executes a [`Plan`] without a shell: one process per stage,
-//!   pipes between them, stdin from `/dev/null`, a cleaned environment
-//!   (pagers off), a wall-clock timeout that kills every stage, and an
-//!   output cap ([`RunLimits`]).
+//!   pipes between them, globs expanded in the working folder, stdin from
+//!   `/dev/null`, a cleaned environment (pagers off, a private temporary
+//!   folder), memory and file-size caps, a wall-clock timeout that kills
+//!   every stage, and an output cap ([`RunLimits`]).
 //!
 //! ```
 //! use memdir_bashpolicy::{check, Decision};
@@ -27,6 +28,11 @@
 //! let denied = check("cat notes.md > /tmp/copy");
 //! assert_eq!(denied.reason(), "`>` redirects output to a file");
 //! assert!(check("echo $(rm -rf ~)").reason().contains("`$(…)` runs a command"));
+//! // Options as the program reads them: `--temp` is `--temporary-directory`.
+//! assert!(check("sort --temp=/tmp notes.txt").reason().contains("--temporary-directory"));
+//! // Globs stay patterns in the plan; `run` expands them in the folder.
+//! let Decision::Allowed(plan) = check("wc -l *.md") else { panic!("allowed") };
+//! assert_eq!(plan.steps[0].pipeline[0].globs[0].pattern, "*.md");
 //! ```
 //!
 //! # The grammar: `brush-parser`
@@ -60,10 +66,28 @@
 //!
 //! # What is allowed
 //!
-//! - Simple commands of the programs in [`ALLOWED_PROGRAMS`], each with its
-//!   own argument rules (no `find -exec`, `sort -o`, `tail -f`, `rg --pre`;
-//!   `git` only with read-only subcommands, pagers, external diff and
-//!   text-conversion programs off).
+//! - Simple commands of the programs in [`ALLOWED_PROGRAMS`], each with
+//!   its options read as the program itself reads them: GNU long options
+//!   by any unambiguous prefix (`sort --temp=x` is `--temporary-directory`),
+//!   values attached or in the next word, clusters of short options with a
+//!   value on the last (`sort -nT/tmp`), options after operands, `--`; git,
+//!   ripgrep and tree by whole names. Each program has a table of every
+//!   option it has; an option is allowed only when the table says it
+//!   reads, and an option missing from the table is denied, since the
+//!   program may read it as anything. Denied, among others: `sort -o`,
+//!   `-T` and `--compress-program`; `tail -f` in every spelling, the
+//!   obsolete `tail -5f` too; `uniq` with a second operand; `find -exec`,
+//!   `-delete`, `-fprint` and the like; `file -z`, `-C`, `-p`; `rg --pre`,
+//!   `-z`; `tree -o`, `-R`; `df --sync`.
+//! - `git` with read-only subcommands, each with its own table of whole
+//!   option names (git takes prefixes of some, so `git cat-file --te` is
+//!   denied as the `--textconv` it abbreviates): no `--output`,
+//!   `--ext-diff`, `--textconv`, `--filters`, `status -v`, `grep -O`,
+//!   `--recurse-submodules`, `--help`, no options before the subcommand;
+//!   `git branch` only lists (no name operand at all). The plan runs git
+//!   with no pager, no hooks, no file-system monitor, no index refresh, no
+//!   signature programs, no look into submodules, and, for the diffing
+//!   subcommands, `--no-ext-diff --no-textconv`; [`run`] adds the rest.
 //! - Pipelines of them (`|`), and lists joined by `;`, `&&`, `||` or
 //!   newlines when every part is allowed; [`run`] gives `&&` and `||`
 //!   their shell meaning.
@@ -71,28 +95,56 @@
 //!   and `2>&1`.
 //! - Quoting of every kind except `$'…'` and `$"…"`: the plan holds the
 //!   words after quote removal, so `'a;b'` is one argument `a;b`.
+//! - Unquoted glob words (`*`, `?`, `[…]`), kept in the plan as patterns
+//!   ([`Glob`]) and expanded by [`run`] as Bash expands them by default,
+//!   but inside the working folder only: relative patterns without `..`,
+//!   no folder outside looked into (also not through a link), hidden names
+//!   only for a segment starting with `.`, a pattern matching nothing
+//!   passed on as it is, at most [`MAX_GLOB_MATCHES`] paths, and a match
+//!   that starts like an option given as `./name`. A glob where a value or
+//!   an option belongs (`ls -I *.o`, `ls -*`), in `find`'s expression, in
+//!   any `git` command, or as an operand of `uniq` is denied: quote it.
 //!
 //! # What is denied
 //!
 //! Every other redirection, here-documents and here-strings; every
-//! expansion (`$VAR`, `${…}`, `$(…)`, backticks, `$((…))`, `~`), since
-//! nothing is expanded: a plan is what runs; unquoted glob and brace
-//! characters (`*`, `?`, `[`, `{`), because without a shell nothing would
-//! expand them (quote them to pass them on, as `find -name '*.rs'` does);
-//! background jobs, subshells, groups, functions, loops and conditionals;
-//! assignments before a command (`PATH=…`, `LD_PRELOAD=…`); programs named
-//! by a path (`/bin/ls`, `./x`), so only `PATH` decides what runs; and every
-//! program not on the list: interpreters and shells, `sed`, `awk`, `tee`,
-//! `xargs`, `env` and the other programs that run programs, pagers and
-//! editors, anything that changes files or uses the network.
+//! expansion other than globs (`$VAR`, `${…}`, `$(…)`, backticks, `$((…))`,
+//! `~`, braces `{a,b}`), since nothing else is expanded; background jobs,
+//! subshells, groups, functions, loops and conditionals; assignments
+//! before a command (`PATH=…`, `LD_PRELOAD=…`); programs named by a path
+//! (`/bin/ls`, `./x`), so only `PATH` decides what runs; and every program
+//! not on the list: interpreters and shells, `sed`, `awk`, `tee`, `xargs`,
+//! `env` and the other programs that run programs, pagers and editors,
+//! anything that changes files or uses the network.
+//!
+//! # What the runner adds
+//!
+//! A policy on words cannot bound what an allowed program does with what
+//! it reads, so [`run`] confines every stage: a memory cap
+//! ([`RunLimits::max_memory_bytes`]: `tail -n 1 /dev/zero` ends with an
+//! allocation error, not after a gigabyte a second), a private `TMPDIR`
+//! removed after the run, also after a timeout (`sort`'s temporary files
+//! go with it), a cap on the size of any file written, no core dumps, a
+//! session of its own (no terminal to read), and for `git` every filter,
+//! text-conversion, external-diff and signature program its configuration
+//! names turned off.
 
 mod check;
+mod find;
+mod git;
+mod glob;
+mod options;
 mod programs;
 mod run;
+mod tables;
 
 pub use check::{MAX_COMMAND_BYTES, MAX_NESTING, check};
+pub use glob::{MAX_GLOB_ENTRIES, MAX_GLOB_MATCHES};
 pub use programs::ALLOWED_PROGRAMS;
-pub use run::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, RunError, RunLimits, RunOutput, run};
+pub use run::{
+    DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT,
+    RunError, RunLimits, RunOutput, run,
+};
 
 /// The policy's answer for one command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,17 +259,35 @@ pub struct Stage {
     pub argv: Vec<String>,
     /// Where the program's stderr goes.
     pub stderr: Stderr,
+    /// The arguments that are glob patterns, which [`run`] replaces by the
+    /// paths they match in the working folder.
+    pub globs: Vec<Glob>,
 }
 
 impl Stage {
-    /// A stage whose errors go to the output.
+    /// A stage without globs whose errors go to the output.
     #[must_use]
     pub fn new(argv: Vec<String>) -> Self {
         Self {
             argv,
             stderr: Stderr::Output,
+            globs: Vec::new(),
         }
     }
+}
+
+/// An argument of a [`Stage`] that is a glob pattern (`*.md`).
+///
+/// [`run`] expands it as Bash would with its default options, inside the
+/// working folder only: the paths it matches, sorted, or the argument
+/// itself when it matches nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Glob {
+    /// Which argument of [`Stage::argv`] (0 is the program).
+    pub arg: usize,
+    /// The pattern: `*`, `?` and `[…]` are special, and `\` makes the
+    /// next character mean itself (what was quoted on the command line).
+    pub pattern: String,
 }
 
 /// Where a stage's stderr goes.

@@ -2,7 +2,8 @@
 //! not take: those that write files, run other programs, or wait forever.
 
 use crate::check::short;
-use crate::{Denial, Stage};
+use crate::options::{self, Syntax, Word};
+use crate::{Denial, Stage, find, git, tables};
 
 /// Every program a plan may run. Anything else is denied.
 pub const ALLOWED_PROGRAMS: &[&str] = &[
@@ -105,13 +106,13 @@ const NETWORK: &[&str] = &[
 ];
 
 /// Denies a stage whose program is not allowed, or whose arguments make an
-/// allowed program write, run something, or wait forever. A `git` stage is
-/// checked here and rewritten by [`git_argv`].
+/// allowed program write, run something, or wait forever. Options are
+/// read as the program reads them ([`crate::options`]); an option the
+/// policy does not know is denied.
 pub(crate) fn check_stage(stage: &Stage) -> Result<(), Denial> {
     let Some(program) = stage.argv.first() else {
         return Err(Denial::new("there is no command to run"));
     };
-    let args = &stage.argv[1..];
     if program.is_empty() {
         return Err(Denial::new("the program name is empty"));
     }
@@ -124,16 +125,47 @@ pub(crate) fn check_stage(stage: &Stage) -> Result<(), Denial> {
     if !ALLOWED_PROGRAMS.contains(&program.as_str()) {
         return Err(unknown_program(program));
     }
+    let words: Vec<Word<'_>> = stage.argv[1..]
+        .iter()
+        .enumerate()
+        .map(|(i, text)| Word {
+            text,
+            glob: stage.globs.iter().any(|g| g.arg == i + 1),
+        })
+        .collect();
+    let args = words.as_slice();
+    let gnu = |table| options::parse(program, table, Syntax::GNU, args).map(drop);
     match program.as_str() {
-        "find" => find(args),
-        "sort" => sort(args),
-        "uniq" => uniq(args),
-        "tail" => tail(args),
+        // GNU echo and printf read no options but `--help` and `--version`
+        // alone, and nothing they print is run.
+        "echo" | "printf" => Ok(()),
+        "find" => find::check(args),
+        "git" => git::check(args),
         "tree" => tree(args),
-        "file" => file(args),
-        "rg" => rg(args),
-        "git" => git(args),
-        _ => Ok(()),
+        "rg" => options::parse(program, tables::RG, Syntax::WHOLE, args).map(drop),
+        "head" => head(args),
+        "tail" => tail(args),
+        "uniq" => uniq(args),
+        "tr" => options::parse(program, tables::TR, Syntax::GNU_IN_ORDER, args).map(drop),
+        "basename" => {
+            options::parse(program, tables::BASENAME, Syntax::GNU_IN_ORDER, args).map(drop)
+        }
+        "ls" => gnu(tables::LS),
+        "cat" => gnu(tables::CAT),
+        "wc" => gnu(tables::WC),
+        "stat" => gnu(tables::STAT),
+        "du" => gnu(tables::DU),
+        "df" => gnu(tables::DF),
+        "pwd" => gnu(tables::PWD),
+        "sort" => gnu(tables::SORT),
+        "cut" => gnu(tables::CUT),
+        "nl" => gnu(tables::NL),
+        "dirname" => gnu(tables::DIRNAME),
+        "realpath" => gnu(tables::REALPATH),
+        "readlink" => gnu(tables::READLINK),
+        "grep" | "egrep" | "fgrep" => gnu(tables::GREP),
+        "file" => gnu(tables::FILE),
+        other => Err(unknown_program(other)),
     }
 }
 
@@ -167,325 +199,153 @@ fn unknown_program(program: &str) -> Denial {
     })
 }
 
-/// Whether `arg` is a long option that names, or abbreviates as GNU
-/// `getopt_long` allows, one of `names` (`--out=x` abbreviates `output`).
-fn long_option(arg: &str, names: &[&str]) -> bool {
-    let Some(rest) = arg.strip_prefix("--") else {
-        return false;
-    };
-    let name = rest.split('=').next().unwrap_or(rest);
-    !name.is_empty() && names.iter().any(|n| n.starts_with(name))
+/// `head`: an obsolete first option (`-5`, `-5c`) counts lines or bytes
+/// and is read before the others.
+fn head(args: &[Word<'_>]) -> Result<(), Denial> {
+    let obsolete = args.first().is_some_and(|first| {
+        first.text.strip_prefix('-').is_some_and(|rest| {
+            let letters = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+            letters.len() < rest.len() && letters.chars().all(|c| "cbklmqvz".contains(c))
+        })
+    });
+    let rest = if obsolete { &args[1..] } else { args };
+    options::parse("head", tables::HEAD, Syntax::GNU, rest).map(drop)
 }
 
-/// Whether `arg` is a cluster of short options (`-rf`) holding one of
-/// `letters`. Conservative: the value of an option in the cluster counts.
-fn short_option(arg: &str, letters: &[char]) -> bool {
-    arg.len() > 1
-        && arg.starts_with('-')
-        && !arg.starts_with("--")
-        && arg[1..].chars().any(|c| letters.contains(&c))
-}
-
-fn deny(program: &str, arg: &str, what: &str) -> Result<(), Denial> {
-    Err(Denial::new(format!("`{program} {}` {what}", short(arg))))
-}
-
-fn find(args: &[String]) -> Result<(), Denial> {
-    for arg in args {
-        let what = match arg.as_str() {
-            "-delete" => "deletes files",
-            "-exec" | "-execdir" | "-ok" | "-okdir" => "runs a command",
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => "writes to a file",
-            _ => continue,
+/// `tail`: GNU tail reads an obsolete first option (`-5`, `-5c`, `-5f`)
+/// when at most one file follows it; with an `f` it follows the file
+/// forever, and is denied whatever follows it.
+fn tail(args: &[Word<'_>]) -> Result<(), Denial> {
+    if let Some(first) = args.first()
+        && let Some(follows) = tail_obsolete(first.text)
+    {
+        if follows {
+            return Err(Denial::new(format!(
+                "`tail {}` follows the file and waits for more output forever",
+                short(first.text)
+            )));
+        }
+        // GNU tail's test, without the program name: one word; or one
+        // more that is not an option; or `--` and at most one file.
+        let one_file = match &args[1..] {
+            [] => true,
+            [dashes, ..] if dashes.text == "--" && args.len() <= 3 => true,
+            [file] => !(file.text.starts_with('-') && file.text.len() > 1),
+            _ => false,
         };
-        return deny("find", arg, what);
+        if one_file {
+            return options::parse("tail", tables::TAIL, Syntax::GNU, &args[1..]).map(drop);
+        }
+    }
+    options::parse("tail", tables::TAIL, Syntax::GNU, args).map(drop)
+}
+
+/// Whether `arg` has the form of tail's obsolete option, `-[NUM][bcl][f]`
+/// (not `-` or `-c`), and whether it follows (`f`).
+fn tail_obsolete(arg: &str) -> Option<bool> {
+    let rest = arg.strip_prefix('-')?;
+    if rest.is_empty() || rest == "c" {
+        return None;
+    }
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.strip_prefix(['b', 'c', 'l']).unwrap_or(rest);
+    match rest {
+        "" => Some(false),
+        "f" => Some(true),
+        _ => None,
+    }
+}
+
+/// `uniq INPUT OUTPUT` writes OUTPUT: at most one operand, and no glob
+/// that could grow into two.
+fn uniq(args: &[Word<'_>]) -> Result<(), Denial> {
+    let parsed = options::parse("uniq", tables::UNIQ, Syntax::GNU, args)?;
+    if let Some(glob) = parsed.operands.iter().find(|w| w.glob) {
+        return Err(Denial::new(format!(
+            "`uniq` writes to its second file operand, which the glob `{}` could become",
+            short(glob.text)
+        )));
+    }
+    if let Some(second) = parsed.operands.get(1) {
+        return Err(Denial::new(format!(
+            "`uniq` writes to its second file operand (`{}`)",
+            short(second.text)
+        )));
     }
     Ok(())
 }
 
-fn sort(args: &[String]) -> Result<(), Denial> {
-    for arg in args {
-        if short_option(arg, &['o']) || long_option(arg, &["output"]) {
-            return deny("sort", arg, "writes its output to a file");
-        }
-        if long_option(arg, &["compress-program"]) {
-            return deny("sort", arg, "runs a program");
-        }
-    }
-    Ok(())
-}
-
-/// `uniq INPUT OUTPUT` writes OUTPUT: at most one operand is allowed.
-fn uniq(args: &[String]) -> Result<(), Denial> {
-    let mut operands = 0;
-    let mut takes_value = false;
-    let mut options_end = false;
-    for arg in args {
-        if takes_value {
-            takes_value = false;
-            continue;
-        }
-        if !options_end && arg == "--" {
-            options_end = true;
-        } else if !options_end && arg.starts_with("--") {
-            takes_value = !arg.contains('=')
-                && long_option(arg, &["skip-fields", "skip-chars", "check-chars"]);
-        } else if !options_end && arg.len() > 1 && arg.starts_with('-') {
-            // `-f N`, `-s N`, `-w N`; `-f1` carries its value.
-            takes_value = arg.ends_with(['f', 's', 'w']);
-        } else {
-            operands += 1;
-            if operands > 1 {
+/// tree 2: clusters of letters, each letter of [`tables::TREE_VALUE_LETTERS`]
+/// taking the next word; long options by their whole name only.
+fn tree(args: &[Word<'_>]) -> Result<(), Denial> {
+    let mut i = 0;
+    let mut options_ended = false;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let t = word.text;
+        if options_ended || !t.starts_with('-') || t == "-" {
+            if word.glob && t.starts_with('-') {
                 return Err(Denial::new(format!(
-                    "`uniq` writes to its second file operand (`{}`)",
-                    short(arg)
+                    "the glob `{}` would be read by `tree` as an option; quote it",
+                    short(t)
                 )));
             }
+            continue;
         }
-    }
-    Ok(())
-}
-
-fn tail(args: &[String]) -> Result<(), Denial> {
-    for arg in args {
-        if short_option(arg, &['f', 'F']) || long_option(arg, &["follow", "retry", "pid"]) {
-            return deny("tail", arg, "waits for more output forever");
+        if t == "--" {
+            options_ended = true;
+            continue;
         }
-    }
-    Ok(())
-}
-
-fn tree(args: &[String]) -> Result<(), Denial> {
-    for arg in args {
-        if short_option(arg, &['o', 'R']) || long_option(arg, &["output"]) {
-            return deny("tree", arg, "writes its output to a file");
-        }
-    }
-    Ok(())
-}
-
-fn file(args: &[String]) -> Result<(), Denial> {
-    for arg in args {
-        if short_option(arg, &['C']) || long_option(arg, &["compile"]) {
-            return deny("file", arg, "writes a compiled magic file");
-        }
-        if short_option(arg, &['z', 'Z']) || long_option(arg, &["uncompress"]) {
-            return deny("file", arg, "may run decompression programs");
-        }
-    }
-    Ok(())
-}
-
-fn rg(args: &[String]) -> Result<(), Denial> {
-    for arg in args {
-        if long_option(arg, &["pre", "pre-glob", "hostname-bin"]) {
-            return deny("rg", arg, "runs another program");
-        }
-        if short_option(arg, &['z']) || long_option(arg, &["search-zip"]) {
-            return deny("rg", arg, "runs decompression programs");
-        }
-    }
-    Ok(())
-}
-
-/// Subcommands of git that only read.
-const GIT_READ_ONLY: &[&str] = &[
-    "blame",
-    "branch",
-    "cat-file",
-    "count-objects",
-    "describe",
-    "diff",
-    "diff-tree",
-    "for-each-ref",
-    "grep",
-    "log",
-    "ls-files",
-    "ls-tree",
-    "merge-base",
-    "name-rev",
-    "reflog",
-    "remote",
-    "rev-list",
-    "rev-parse",
-    "shortlog",
-    "show",
-    "show-ref",
-    "status",
-    "version",
-];
-
-/// Long options that make a git subcommand write a file, run a program or
-/// open a pager.
-const GIT_DANGEROUS_LONG: &[&str] = &[
-    "output",
-    "ext-diff",
-    "textconv",
-    "filters",
-    "exec-path",
-    "exec",
-    "config-env",
-    "open-files-in-pager",
-    "paginate",
-    "upload-pack",
-    "receive-pack",
-    "show-signature",
-    "git-dir",
-    "work-tree",
-];
-
-fn git(args: &[String]) -> Result<(), Denial> {
-    let Some(sub) = args.first() else {
-        return Err(Denial::new(
-            "`git` needs a read-only subcommand (status, log, show, diff, …)",
-        ));
-    };
-    if sub == "-c" || sub.starts_with("-c") && !sub.starts_with("--") {
-        return Err(Denial::new(
-            "`git -c` sets configuration, which can run programs and pagers",
-        ));
-    }
-    if sub.starts_with('-') {
-        return Err(Denial::new(format!(
-            "`git {}`: options before the subcommand (`-c`, `-C`, `--exec-path`, …) are not \
-             allowed",
-            short(sub)
-        )));
-    }
-    if !GIT_READ_ONLY.contains(&sub.as_str()) {
-        let what = match sub.as_str() {
-            "difftool" | "mergetool" => "runs an external tool",
-            "help" => "opens a pager or a browser",
-            "config" => "reads and writes configuration, which can run programs",
-            "fetch" | "pull" | "push" | "clone" | "ls-remote" | "remote-https" => {
-                "uses the network"
+        let mut takes_next = 0;
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (long, false),
+            };
+            if name == "output" {
+                return Err(Denial::new("`tree -o` writes its output to a file"));
             }
-            _ => "is not one of the read-only git subcommands",
-        };
-        return Err(Denial::new(format!(
-            "`git {}` {what} (allowed: {})",
-            short(sub),
-            GIT_READ_ONLY.join(", ")
-        )));
-    }
-    let rest = &args[1..];
-    let program = format!("git {sub}");
-    for arg in rest {
-        // git takes an exact option name before an abbreviation: `--text`
-        // is `diff -a`, not `--textconv`.
-        let exact = arg
-            .strip_prefix("--")
-            .map(|r| r.split('=').next().unwrap_or(r));
-        let benign = exact.is_some_and(|name| matches!(name, "text" | "filter"));
-        if !benign && long_option(arg, GIT_DANGEROUS_LONG) {
-            return deny(
-                &program,
-                arg,
-                "can write files, run programs or open a pager",
-            );
+            if tables::TREE_LONG_VALUES.contains(&name) {
+                takes_next = usize::from(!attached);
+            } else if attached || !tables::TREE_LONG_FLAGS.contains(&name) {
+                return Err(Denial::new(format!(
+                    "`tree {}` is not an option of `tree` that the policy knows to be read-only",
+                    short(t)
+                )));
+            }
+        } else {
+            for c in t[1..].chars() {
+                match c {
+                    'o' => return Err(Denial::new("`tree -o` writes its output to a file")),
+                    'R' => {
+                        return Err(Denial::new(
+                            "`tree -R` writes an HTML listing into every folder",
+                        ));
+                    }
+                    c if tables::TREE_VALUE_LETTERS.contains(c) => takes_next += 1,
+                    c if tables::TREE_FLAG_LETTERS.contains(c) => {}
+                    c => {
+                        return Err(Denial::new(format!(
+                            "`tree -{c}` is not an option of `tree` that the policy knows to \
+                             be read-only"
+                        )));
+                    }
+                }
+            }
         }
-        if arg.contains("%G") {
-            return deny(&program, arg, "verifies signatures, which runs a program");
+        for _ in 0..takes_next {
+            match args.get(i) {
+                Some(value) if value.glob => {
+                    return Err(Denial::new(format!(
+                        "the glob `{}` cannot be the value of `tree {}`; quote it",
+                        short(value.text),
+                        short(t)
+                    )));
+                }
+                Some(_) => i += 1,
+                None => return Err(Denial::new(format!("`tree {}` needs a value", short(t)))),
+            }
         }
-        if sub != "ls-files" && arg == "-o" {
-            return deny(&program, arg, "writes its output to a file");
-        }
-        if sub == "grep" && short_option(arg, &['O']) {
-            return deny(&program, arg, "opens the matching files in a pager");
-        }
-    }
-    match sub.as_str() {
-        "branch" => git_branch(rest),
-        "reflog" => match rest.first().map(String::as_str) {
-            None | Some("show") => Ok(()),
-            Some(a) if a.starts_with('-') => Ok(()),
-            Some(a) => deny("git reflog", a, "changes the reflog"),
-        },
-        "remote" => match rest
-            .iter()
-            .find(|a| !matches!(a.as_str(), "-v" | "--verbose"))
-        {
-            None => Ok(()),
-            Some(a) => deny("git remote", a, "changes remotes or uses the network"),
-        },
-        _ => Ok(()),
-    }
-}
-
-fn git_branch(args: &[String]) -> Result<(), Denial> {
-    const LISTING: &[&str] = &[
-        "-a",
-        "--all",
-        "-r",
-        "--remotes",
-        "--no-color",
-        "--color=never",
-        "--show-current",
-        "-i",
-        "--ignore-case",
-        "--omit-empty",
-    ];
-    // These make `git branch` list, so names after them are patterns or
-    // commits, not branches to create.
-    const LIST_MODE: &[&str] = &[
-        "-l",
-        "--list",
-        "-v",
-        "-vv",
-        "--verbose",
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-    ];
-    let mut list_mode = false;
-    for arg in args {
-        let name = arg.split('=').next().unwrap_or(arg);
-        if LIST_MODE.contains(&name) {
-            list_mode = true;
-        } else if arg.starts_with('-')
-            && !LISTING.contains(&arg.as_str())
-            && !arg.starts_with("--sort=")
-            && !arg.starts_with("--format=")
-        {
-            return deny("git branch", arg, "creates, renames or deletes branches");
-        }
-    }
-    if !list_mode && let Some(name) = args.iter().find(|a| !a.starts_with('-')) {
-        return deny("git branch", name, "creates a branch");
     }
     Ok(())
-}
-
-/// The argument vector that runs an allowed `git` stage: no pager, no
-/// file-system monitor, no signature checks, and for the subcommands that
-/// show diffs no external diff or text-conversion program, whatever the
-/// configuration says.
-pub(crate) fn git_argv(argv: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = [
-        "git",
-        "--no-pager",
-        "-c",
-        "core.fsmonitor=false",
-        "-c",
-        "log.showSignature=false",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    let Some(sub) = argv.get(1) else {
-        return out;
-    };
-    out.push(sub.clone());
-    match sub.as_str() {
-        "diff" | "diff-tree" | "log" | "show" => {
-            out.push("--no-ext-diff".to_owned());
-            out.push("--no-textconv".to_owned());
-        }
-        "blame" | "grep" => out.push("--no-textconv".to_owned()),
-        _ => {}
-    }
-    out.extend(argv[2..].iter().cloned());
-    out
 }

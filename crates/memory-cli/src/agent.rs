@@ -13,11 +13,13 @@ use crate::output::{print, print_json};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum AgentCommand {
-    /// Decide whether the extraction agent may run a Bash command: only
-    /// read-only programs (ls, cat, grep, find, git log, …), no
-    /// redirection, no expansion, nothing that writes, runs another program
-    /// or opens a pager. Exit 0 when allowed, 3 when denied; the command is
-    /// never run.
+    /// Decide whether the extraction agent may run a Bash command. Exit 0
+    /// when allowed, 3 when denied; the command is never run. Allowed: only
+    /// read-only programs (ls, cat, grep, find, git log, …), with options
+    /// read as each program reads them (abbreviations included) and known
+    /// to read only; no redirection; no expansion but globs, expanded
+    /// inside the working folder when the command runs; nothing that
+    /// writes, runs another program or opens a pager.
     #[command(after_help = "Examples:\n  \
         memdir agent check-bash -- ls -la src\n  \
         memdir agent check-bash 'grep -rn \"fn main\" src | head -5'\n  \

@@ -171,7 +171,7 @@ impl Tool for BashTool {
     fn spec(&self) -> ToolSpec {
         spec(
             "Bash",
-            "Runs one read-only command (ls, find, grep, cat, head, tail, wc, stat, git log/show/diff, …) in the project root, without a shell: no redirection, no substitution, nothing that writes.",
+            "Runs one read-only command (ls, find, grep, cat, head, tail, wc, stat, git log/show/diff, …) in the project root, without a shell: no redirection, no substitution, nothing that writes; globs such as *.md are expanded inside the project.",
             json!({
                 "type": "object",
                 "properties": {

@@ -232,6 +232,7 @@ fn the_environment_is_cleaned() {
                     | "GIT_PAGER"
                     | "GIT_TERMINAL_PROMPT"
                     | "GIT_OPTIONAL_LOCKS"
+                    | "GIT_NO_LAZY_FETCH"
                     | "NO_COLOR"
                     | "TERM"
             ) || name.starts_with("LC_"),
@@ -291,6 +292,7 @@ fn a_missing_program_is_an_error_naming_it() {
             pipeline: vec![Stage {
                 argv: vec![],
                 stderr: Stderr::Output,
+                globs: vec![],
             }],
         }],
     };
