@@ -16,8 +16,8 @@
 //!
 //! Every call reads the folder afresh, so a memory another process writes
 //! is seen on the next call. Every write goes through [`memdir_ops`]
-//! (validated, indexed, under the folder's lock, secret-checked for the
-//! team folder). Nothing but the protocol goes to standard output; the
+//! (validated, indexed, under the folder's lock, secret-checked in either
+//! folder, title included). Nothing but the protocol goes to standard output; the
 //! crate logs through `log`, and the binary sends that to stderr.
 //!
 //! ```no_run
