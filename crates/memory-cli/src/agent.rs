@@ -23,11 +23,12 @@ pub(crate) enum AgentCommand {
     #[command(after_help = "Examples:\n  \
         memdir agent check-bash -- ls -la src\n  \
         memdir agent check-bash 'grep -rn \"fn main\" src | head -5'\n  \
-        memdir --json agent check-bash -- cat README.md '>' copy.md\n\n\
+        memdir --json agent check-bash -- cat README.md '>' copy.md\n  \
+        memdir agent check-bash 'wc -l *.md'\n\n\
         CMD is the command line as Bash would read it: several words after -- are joined with \
         spaces, or pass it as one quoted string. Options such as --json go before --.\n\n\
         JSON: {allowed, reason, plan?} — plan, for an allowed command, is what would run: \
-        [{when: always|ifSucceeded|ifFailed, pipeline: [{argv, stderr: output|null|stdout}]}]")]
+        [{when: always|ifSucceeded|ifFailed, pipeline: [{argv, stderr: output|null|stdout, globs?: [{arg, pattern}]}]}]")]
     CheckBash(CheckBashArgs),
 }
 
@@ -57,6 +58,16 @@ struct StepJson<'a> {
 struct StageJson<'a> {
     argv: &'a [String],
     stderr: &'static str,
+    /// The arguments that are glob patterns, expanded in the working
+    /// folder when the command runs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    globs: Vec<GlobJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct GlobJson<'a> {
+    arg: usize,
+    pattern: &'a str,
 }
 
 pub(crate) fn run(cmd: &AgentCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
@@ -102,6 +113,14 @@ fn plan_json(plan: &Plan) -> Vec<StepJson<'_>> {
                         Stderr::Null => "null",
                         Stderr::Stdout => "stdout",
                     },
+                    globs: stage
+                        .globs
+                        .iter()
+                        .map(|g| GlobJson {
+                            arg: g.arg,
+                            pattern: &g.pattern,
+                        })
+                        .collect(),
                 })
                 .collect(),
         })
@@ -124,7 +143,20 @@ fn text(decision: &Decision) -> String {
             .pipeline
             .iter()
             .map(|stage| {
-                let mut words: Vec<String> = stage.argv.iter().map(|a| quote(a)).collect();
+                // A glob is shown as the pattern it is, which the run
+                // expands; every other word quoted to mean itself.
+                let mut words: Vec<String> = stage
+                    .argv
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        stage
+                            .globs
+                            .iter()
+                            .find(|g| g.arg == i)
+                            .map_or_else(|| quote(a), |g| g.pattern.clone())
+                    })
+                    .collect();
                 match stage.stderr {
                     Stderr::Output => {}
                     Stderr::Null => words.push("2>/dev/null".to_owned()),

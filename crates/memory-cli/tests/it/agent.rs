@@ -106,3 +106,20 @@ fn help_teaches_with_examples() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("check-bash"));
 }
+
+#[test]
+fn a_glob_is_shown_as_the_pattern_it_expands() {
+    let out = memdir(["agent", "check-bash", "wc -l *.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).ends_with("\n  wc -l *.md\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = memdir(["--json", "agent", "check-bash", "wc -l *.md"]);
+    let j = json(&out);
+    assert_eq!(
+        j["plan"][0]["pipeline"][0]["globs"],
+        serde_json::json!([{"arg": 2, "pattern": "*.md"}])
+    );
+}
