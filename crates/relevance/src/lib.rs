@@ -33,6 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod corpus;
 pub mod eval;
 mod local;
 mod select_model;
@@ -45,7 +46,7 @@ use camino::Utf8PathBuf;
 use memdir_model::ModelClient;
 use memdir_scan::{CancelToken, MemoryHeader, ScanOptions, scan_memory_dir};
 
-pub use local::{LocalRanker, Ranked, Thresholds, is_redundant_tool_doc};
+pub use local::{LocalRanker, Ranked, Thresholds, abstain, is_redundant_tool_doc, score_all};
 pub use tokenize::tokenize;
 
 /// At most this many memories are recalled for one request.

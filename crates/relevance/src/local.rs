@@ -8,16 +8,16 @@ use std::collections::HashMap;
 use memdir_memtypes::MemoryType;
 use memdir_scan::MemoryHeader;
 
-use crate::tokenize::{Term, TermId, Vocab, tokenize};
+use crate::corpus::{Corpus, DocId, DocText, FIELDS, MemCorpus, file_stem};
+use crate::tokenize::tokenize;
 
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 /// BM25 length normalisation.
 const B: f64 = 0.75;
-/// Weight of a term in the name, description or file name.
-const HEAD_WEIGHT: f64 = 1.0;
-/// Weight of a term in the body: evidence, but weaker.
-const BODY_WEIGHT: f64 = 0.3;
+/// Weight of a term in each field ([`Field`] order: name, description,
+/// file name, body): the body is evidence, but weaker.
+const FIELD_WEIGHTS: [f64; FIELDS] = [1.0, 1.0, 1.0, 0.3];
 /// IDF is computed as if the folder held at least this many memories. In
 /// a folder of three, every word would otherwise look common and no score
 /// would reach the thresholds; with the floor, scores mean the same in a
@@ -57,8 +57,8 @@ impl Default for Thresholds {
     }
 }
 
-/// A ranked memory: its index in the slice given to [`LocalRanker::new`]
-/// and its score.
+/// A ranked memory: its number in the corpus (for [`LocalRanker`], its
+/// index in the slice it was built from) and its score.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ranked {
     /// Index into the memories the ranker was built from.
@@ -69,9 +69,8 @@ pub struct Ranked {
     pub coverage: f64,
 }
 
-/// A BM25 index over a set of memories: for each term, the memories that
-/// hold it and how strongly (an inverted index, so a query touches only
-/// the memories that share a term with it).
+/// A BM25 index over a set of scanned memories (an inverted index, so a
+/// query touches only the memories that share a term with it).
 ///
 /// [`LocalRanker::new`] indexes every term, for many queries over one
 /// folder; [`LocalRanker::for_query`] indexes only one query's terms (and
@@ -79,13 +78,7 @@ pub struct Ranked {
 /// less work. Both give the same scores for that query.
 #[derive(Debug, Clone)]
 pub struct LocalRanker {
-    /// Term → number, and the memo of each distinct word's term.
-    vocab: Vocab,
-    /// By term number: (memory index, weighted term frequency).
-    postings: Vec<Vec<(usize, f64)>>,
-    /// Weighted length of each memory.
-    lens: Vec<f64>,
-    avg_len: f64,
+    corpus: MemCorpus,
     thresholds: Thresholds,
 }
 
@@ -99,7 +92,10 @@ impl LocalRanker {
     /// Indexes `memories` with the given thresholds.
     #[must_use]
     pub fn with_thresholds(memories: &[MemoryHeader], thresholds: Thresholds) -> Self {
-        Self::build(memories, thresholds, Vocab::open())
+        LocalRanker {
+            corpus: MemCorpus::new(memories.iter().map(DocText::of_header)),
+            thresholds,
+        }
     }
 
     /// Indexes `memories` for `query` alone: only the query's terms get
@@ -109,81 +105,12 @@ impl LocalRanker {
     #[must_use]
     pub fn for_query(memories: &[MemoryHeader], query: &str, thresholds: Thresholds) -> Self {
         let terms = tokenize(query);
-        Self::build(
-            memories,
-            thresholds,
-            Vocab::closed(terms.iter().map(String::as_str)),
-        )
-    }
-
-    fn build(memories: &[MemoryHeader], thresholds: Thresholds, mut vocab: Vocab) -> Self {
-        let mut postings: Vec<Vec<(usize, f64)>> = Vec::new();
-        let mut lens = Vec::with_capacity(memories.len());
-        // This memory's weighted frequency by term number, and which terms
-        // it has: reused from memory to memory.
-        let mut tf: Vec<f64> = Vec::new();
-        let mut seen: Vec<TermId> = Vec::new();
-        for (index, m) in memories.iter().enumerate() {
-            let stem = file_stem(&m.filename);
-            let head = [
-                m.name.as_deref().unwrap_or(""),
-                m.description.as_deref().unwrap_or(""),
-                stem,
-            ];
-            let mut head_terms = 0;
-            for text in head {
-                head_terms += count(&mut vocab, text, HEAD_WEIGHT, &mut tf, &mut seen);
-            }
-            let body_terms = count(&mut vocab, &m.body_head, BODY_WEIGHT, &mut tf, &mut seen);
-            lens.push(as_f64(head_terms) * HEAD_WEIGHT + as_f64(body_terms) * BODY_WEIGHT);
-            if postings.len() < tf.len() {
-                postings.resize_with(tf.len(), Vec::new);
-            }
-            for id in seen.drain(..) {
-                let id = id as usize;
-                postings[id].push((index, tf[id]));
-                tf[id] = 0.0;
-            }
-        }
-        postings.resize_with(vocab.len(), Vec::new);
-        let avg_len = if lens.is_empty() {
-            1.0
-        } else {
-            lens.iter().sum::<f64>() / as_f64(lens.len())
-        };
         LocalRanker {
-            vocab,
-            postings,
-            lens,
-            avg_len: avg_len.max(1.0),
+            corpus: MemCorpus::for_terms(
+                memories.iter().map(DocText::of_header),
+                terms.iter().map(String::as_str),
+            ),
             thresholds,
-        }
-    }
-
-    /// The memories that hold `term`, with its weighted frequency in each.
-    fn postings(&self, term: &str) -> &[(usize, f64)] {
-        self.vocab
-            .get(term)
-            .map_or(&[], |id| self.postings[id as usize].as_slice())
-    }
-
-    fn idf(&self, term: &str) -> f64 {
-        let n = as_f64(self.lens.len()).max(MIN_CORPUS);
-        let df = as_f64(self.postings(term).len());
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-    }
-
-    /// How much a query term counts towards coverage: its IDF, except that a
-    /// CJK bigram no memory contains counts a quarter. Bigrams of a CJK
-    /// query also straddle word boundaries (`释用` in `注释用什么`), and such
-    /// noise must not drown the real words.
-    fn query_weight(&self, term: &str) -> f64 {
-        let unseen = self.postings(term).is_empty();
-        let cjk = term.chars().next().is_some_and(crate::tokenize::is_cjk);
-        if unseen && cjk {
-            self.idf(term) * 0.25
-        } else {
-            self.idf(term)
         }
     }
 
@@ -191,64 +118,119 @@ impl LocalRanker {
     /// and coverage, before thresholds apply. For diagnostics and tuning.
     #[must_use]
     pub fn score_all(&self, query: &str) -> Vec<Ranked> {
-        let mut terms = tokenize(query);
-        terms.sort();
-        terms.dedup();
-        let total: f64 = terms.iter().map(|t| self.query_weight(t)).sum();
-        if terms.is_empty() || total <= 0.0 {
-            return Vec::new();
-        }
-        // Accumulate each memory's score and matched weight, term by term.
-        let mut acc: HashMap<usize, (f64, f64)> = HashMap::new();
-        for term in &terms {
-            let postings = self.postings(term);
-            if postings.is_empty() {
-                continue;
-            }
-            let idf = self.idf(term);
-            for &(index, tf) in postings {
-                let norm = K1 * (1.0 - B + B * self.lens[index] / self.avg_len);
-                let entry = acc.entry(index).or_default();
-                entry.0 += idf * tf * (K1 + 1.0) / (tf + norm);
-                entry.1 += idf;
-            }
-        }
-        let mut ranked: Vec<Ranked> = acc
-            .into_iter()
-            .filter(|(_, (score, _))| *score > 0.0)
-            .map(|(index, (score, matched))| Ranked {
-                index,
-                score,
-                coverage: matched / total,
-            })
-            .collect();
-        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
-        ranked
+        score_all(&self.corpus, query)
     }
 
     /// The memories `query` has real evidence for, best first, at most
     /// `limit`; empty when the ranker is unsure.
     #[must_use]
     pub fn rank(&self, query: &str, limit: usize) -> Vec<Ranked> {
-        let t = self.thresholds;
-        let all = self.score_all(query);
-        let Some(best) = all.first().map(|r| r.score) else {
-            return Vec::new();
-        };
-        all.into_iter()
-            .filter(|r| {
-                let coverage_needed = if r.score < t.weak_score {
-                    t.weak_min_coverage
-                } else {
-                    t.min_coverage
-                };
-                r.score >= t.min_score
-                    && r.coverage >= coverage_needed
-                    && r.score >= best * t.relative_cut
-            })
-            .take(limit)
-            .collect()
+        abstain(score_all(&self.corpus, query), self.thresholds, limit)
     }
+}
+
+/// The IDF of a term held by `df` of `n` memories.
+fn idf(n: usize, df: usize) -> f64 {
+    let n = as_f64(n).max(MIN_CORPUS);
+    let df = as_f64(df);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// A memory's weighted length, or a term's weighted frequency in it.
+fn weighted(counts: &[u32; FIELDS]) -> f64 {
+    counts
+        .iter()
+        .zip(FIELD_WEIGHTS)
+        .map(|(&c, w)| f64::from(c) * w)
+        .sum()
+}
+
+/// Every memory of `corpus` with any evidence for `query`, best first, with
+/// scores and coverage, before thresholds apply.
+#[must_use]
+pub fn score_all(corpus: &impl Corpus, query: &str) -> Vec<Ranked> {
+    let mut terms = tokenize(query);
+    terms.sort();
+    terms.dedup();
+    let n = corpus.len();
+    let postings: Vec<_> = terms.iter().map(|t| corpus.postings(t)).collect();
+    // How much a query term counts towards coverage: its IDF, except that a
+    // CJK bigram no memory contains counts a quarter. Bigrams of a CJK
+    // query also straddle word boundaries (`释用` in `注释用什么`), and such
+    // noise must not drown the real words.
+    let weight = |term: &str, df: usize| {
+        let cjk = term.chars().next().is_some_and(crate::tokenize::is_cjk);
+        if df == 0 && cjk {
+            idf(n, df) * 0.25
+        } else {
+            idf(n, df)
+        }
+    };
+    let total: f64 = terms
+        .iter()
+        .zip(&postings)
+        .map(|(t, p)| weight(t, p.len()))
+        .sum();
+    if terms.is_empty() || total <= 0.0 || n == 0 {
+        return Vec::new();
+    }
+    let totals = corpus.total_lens();
+    let avg_len = (totals
+        .iter()
+        .zip(FIELD_WEIGHTS)
+        .map(|(&t, w)| as_f64(usize::try_from(t).unwrap_or(usize::MAX)) * w)
+        .sum::<f64>()
+        / as_f64(n))
+    .max(1.0);
+    // Accumulate each memory's score and matched weight, term by term.
+    let mut acc: HashMap<DocId, (f64, f64)> = HashMap::new();
+    for list in &postings {
+        if list.is_empty() {
+            continue;
+        }
+        let idf = idf(n, list.len());
+        for &(doc, counts) in list.iter() {
+            let tf = weighted(&counts);
+            let len = weighted(&corpus.lens(doc));
+            let norm = K1 * (1.0 - B + B * len / avg_len);
+            let entry = acc.entry(doc).or_default();
+            entry.0 += idf * tf * (K1 + 1.0) / (tf + norm);
+            entry.1 += idf;
+        }
+    }
+    let mut ranked: Vec<Ranked> = acc
+        .into_iter()
+        .filter(|(_, (score, _))| *score > 0.0)
+        .map(|(doc, (score, matched))| Ranked {
+            index: doc as usize,
+            score,
+            coverage: matched / total,
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
+    ranked
+}
+
+/// The ranked memories the thresholds keep, at most `limit`: empty when
+/// the evidence is not real.
+#[must_use]
+pub fn abstain(all: Vec<Ranked>, t: Thresholds, limit: usize) -> Vec<Ranked> {
+    let Some(best) = all.first().map(|r| r.score) else {
+        return Vec::new();
+    };
+    all.into_iter()
+        .filter(|r| {
+            let coverage_needed = if r.score < t.weak_score {
+                t.weak_min_coverage
+            } else {
+                t.min_coverage
+            };
+            r.score >= t.min_score
+                && r.coverage >= coverage_needed
+                && r.score >= best * t.relative_cut
+        })
+        .take(limit)
+        .collect()
 }
 
 /// A count as a float; memory counts are far below 2^52, where the
@@ -256,40 +238,6 @@ impl LocalRanker {
 #[allow(clippy::cast_precision_loss, reason = "counts are far below 2^52")]
 fn as_f64(n: usize) -> f64 {
     n as f64
-}
-
-/// Adds the terms of `text` at `weight` to a memory's frequencies, noting
-/// each term the memory has for the first time in `seen`; returns how many
-/// terms the text has, known or not.
-fn count(
-    vocab: &mut Vocab,
-    text: &str,
-    weight: f64,
-    tf: &mut Vec<f64>,
-    seen: &mut Vec<TermId>,
-) -> usize {
-    let mut n = 0;
-    vocab.terms(text, |term| {
-        n += 1;
-        if let Term::Id(id) = term {
-            let i = id as usize;
-            if i >= tf.len() {
-                tf.resize(i + 1, 0.0);
-            }
-            // Weights are positive: zero means not seen in this memory yet.
-            if tf[i] == 0.0 {
-                seen.push(id);
-            }
-            tf[i] += weight;
-        }
-    });
-    n
-}
-
-/// The file name without its folder and `.md`, as text to tokenise.
-fn file_stem(filename: &str) -> &str {
-    let name = filename.rsplit('/').next().unwrap_or(filename);
-    name.strip_suffix(".md").unwrap_or(name)
 }
 
 /// Words that mark a memory as a warning or gotcha rather than API
