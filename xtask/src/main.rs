@@ -33,14 +33,19 @@ Tasks:
   package  package every publishable crate on its own and build each from
            its package alone (cargo package, verified): proof that no crate
            reaches outside its folder
-  eval     cargo xtask eval [recall|doctor|all] [--failures]: `recall`
-           (the default) prints the recall evaluation table for the
-           relevance crate's labelled set,
-           crates/relevance/tests/fixtures/recall-eval/ (per category:
-           top-1 accuracy or abstain accuracy); `doctor` prints each doctor
-           check's precision and recall on fixtures/doctor/ and the
-           near-duplicate threshold table; `all` runs both; --failures
-           lists every wrong answer
+  eval     cargo xtask eval [recall|doctor|all] [--failures] [--check]
+           [--only SETS]: `recall` (the default) prints memdir's recall
+           (hit@1, hit@5, MRR, nothing returned, false injection, hit@5
+           before abstention, per category) beside a plain BM25 floor run
+           at the same time, and each target met or not, on LoCoMo's
+           development split (../shared/testdata/locomo-dev beside the
+           workspace), the coding set (fixtures/recall/coding), each
+           skipped with a line when absent, and the relevance crate's
+           bundled set; --check exits 1 when a recall target is not met,
+           --only locomo,coding,bundled picks sets, --help lists the rest;
+           `doctor` prints each doctor check's precision and recall on
+           fixtures/doctor/ and the near-duplicate threshold table; `all`
+           runs both; --failures lists every wrong answer
   bench    run the criterion benchmarks (extra arguments go to cargo bench)
   fuzz     run the fuzz targets in fuzz/ (needs nightly and cargo-fuzz):
            cargo xtask fuzz [--seconds N] [--no-cmin] [TARGET...]; a

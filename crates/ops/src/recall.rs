@@ -72,6 +72,7 @@ impl Project {
             recent_tools: request.recent_tools.clone(),
             already_surfaced: request.surfaced.clone(),
             selector: client.as_ref().map_or(Selector::Local, Selector::Model),
+            ..RecallOptions::default()
         };
         let folder = self.folder(crate::Scope::Private)?;
         let recall = find_relevant_memories(

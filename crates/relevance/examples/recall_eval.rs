@@ -1,9 +1,18 @@
-//! Prints the recall evaluation table for a dataset (by default this
-//! crate's own, `tests/fixtures/recall-eval/`), and every wrong answer
-//! with `--failures`.
+//! Prints the recall evaluation: memdir's recall beside a plain BM25 floor
+//! computed in the same run, on three datasets, and whether each target
+//! is met.
 //!
-//! `cargo xtask eval` runs it; so does
-//! `cargo run -p memdir-relevance --example recall_eval -- [DATASET_DIR] [--failures]`.
+//! - `LoCoMo`, development split, read from `../shared/testdata/locomo-dev/`
+//!   beside the workspace (its licence keeps it out of the repository):
+//!   its conversations are written as memory folders to a temporary
+//!   folder, removed afterwards. Skipped, and said so, when absent.
+//! - The coding-agent set, `fixtures/recall/coding/` (skipped when absent).
+//! - This crate's bundled set, `tests/fixtures/recall-eval/`.
+//!
+//! `cargo xtask eval` runs it, in release; so does
+//! `cargo run --release -p memdir-relevance --example recall_eval -- [OPTIONS] [BUNDLED_DIR]`.
+//! It exits 0 whatever the figures (it is a report) unless `--check` is
+//! given, and then 1 when a target is not met.
 
 #![allow(
     clippy::print_stdout,
@@ -13,29 +22,265 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::SystemTime;
 
-use memdir_relevance::eval::{dataset_in, evaluate, load_queries};
+use memdir_relevance::eval::{
+    self, Dataset, Evaluation, Target, bundled, bundled_targets, coding, dataset_in,
+    evaluate_dataset, load_queries, locomo,
+};
+
+const USAGE: &str = "\
+usage: recall_eval [OPTIONS] [BUNDLED_DIR]
+
+Prints memdir's recall beside a plain BM25 floor on each dataset, and
+whether each target is met.
+
+Options:
+  --failures        list memdir's misses (answerable queries with nothing
+                    relevant in the top five, no-memory queries that got
+                    something)
+  --check           exit 1 when a target is not met (the default exit
+                    status is 0: the output is a report)
+  --only SETS       run only these datasets: locomo, coding, bundled,
+                    comma-separated
+  --locomo PATH     the LoCoMo file, or a folder holding locomo-dev.json
+                    (default ../shared/testdata/locomo-dev beside the
+                    workspace)
+  --coding DIR      the coding set (default fixtures/recall/coding)
+  BUNDLED_DIR       the bundled set (default
+                    crates/relevance/tests/fixtures/recall-eval)
+";
+
+struct Options {
+    failures: bool,
+    check: bool,
+    only: Option<Vec<String>>,
+    locomo: Option<PathBuf>,
+    coding: Option<PathBuf>,
+    bundled: Option<PathBuf>,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Self, String> {
+        let mut o = Options {
+            failures: false,
+            check: false,
+            only: None,
+            locomo: None,
+            coding: None,
+            bundled: None,
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let mut value = |name: &str| {
+                args.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{name} needs a value"))
+            };
+            match arg.as_str() {
+                "--failures" => o.failures = true,
+                "--check" => o.check = true,
+                "--only" => {
+                    let sets: Vec<String> =
+                        value("--only")?.split(',').map(str::to_owned).collect();
+                    if let Some(bad) = sets
+                        .iter()
+                        .find(|s| !["locomo", "coding", "bundled"].contains(&s.as_str()))
+                    {
+                        return Err(format!("--only: unknown dataset {bad:?}"));
+                    }
+                    o.only = Some(sets);
+                }
+                "--locomo" => o.locomo = Some(value("--locomo")?.into()),
+                "--coding" => o.coding = Some(value("--coding")?.into()),
+                other if other.starts_with('-') => {
+                    return Err(format!("unknown option {other:?}"));
+                }
+                dir if o.bundled.is_none() => o.bundled = Some(dir.into()),
+                extra => return Err(format!("unexpected argument {extra:?}")),
+            }
+        }
+        Ok(o)
+    }
+
+    fn runs(&self, set: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|s| s == set))
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let show_failures = args.iter().any(|a| a == "--failures");
-    let folder = match args.iter().find(|a| !a.starts_with("--")) {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval"),
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let options = match Options::parse(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("recall_eval: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
     };
-    let (memories, queries) = dataset_in(&folder);
-    let report = match load_queries(&queries).and_then(|q| evaluate(&memories, &q)) {
-        Ok(report) => report,
+    match run(&options) {
+        Ok(targets) => {
+            let missed = targets.iter().filter(|t| !t.met).count();
+            println!(
+                "targets: {} met, {missed} not met{}",
+                targets.len() - missed,
+                if options.check {
+                    ""
+                } else {
+                    " (report only; --check fails on a miss)"
+                }
+            );
+            if options.check && missed > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
         Err(e) => {
             eprintln!("recall_eval: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    print!("{}", report.table());
-    if show_failures {
-        for f in &report.failures {
-            println!("  {f}");
+            ExitCode::FAILURE
         }
     }
-    ExitCode::SUCCESS
+}
+
+/// The workspace root: two folders above this crate.
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs each dataset asked for and returns every target printed.
+fn run(options: &Options) -> Result<Vec<Target>, String> {
+    let mut targets = Vec::new();
+    if options.runs("locomo") {
+        targets.extend(run_locomo(options)?);
+    }
+    if options.runs("coding") {
+        let root = options
+            .coding
+            .clone()
+            .unwrap_or_else(|| workspace().join("fixtures/recall/coding"));
+        if root.is_dir() {
+            let dataset = coding::load(&root).map_err(|e| e.to_string())?;
+            let e = evaluate(&dataset, options)?;
+            targets.extend(print_targets(coding::targets(&e)));
+        } else {
+            println!("coding set: skipped, {} not found\n", shown(&root));
+        }
+    }
+    if options.runs("bundled") {
+        let folder = options.bundled.clone().unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval")
+        });
+        let dataset = bundled(&folder).map_err(|e| e.to_string())?;
+        let e = evaluate(&dataset, options)?;
+        // The regression test's own measure: the full index, top-1.
+        let (memories, queries) = dataset_in(&folder);
+        let report = load_queries(&queries)
+            .and_then(|q| eval::evaluate(&memories, &q))
+            .map_err(|e| e.to_string())?;
+        println!(
+            "  regression measure (LocalRanker::new, tests/it/eval.rs): top-1 {:.1}%, abstain {:.1}%",
+            report.top1_accuracy() * 100.0,
+            report.abstain_accuracy() * 100.0
+        );
+        targets.extend(print_targets(bundled_targets(&e)));
+    }
+    Ok(targets)
+}
+
+fn run_locomo(options: &Options) -> Result<Vec<Target>, String> {
+    let given = options
+        .locomo
+        .clone()
+        .unwrap_or_else(|| workspace().join("../shared/testdata/locomo-dev"));
+    let file = if given.is_dir() {
+        given.join("locomo-dev.json")
+    } else {
+        given.clone()
+    };
+    if !file.is_file() {
+        let name = if options.locomo.is_some() {
+            shown(&given)
+        } else {
+            "../shared/testdata/locomo-dev".to_owned()
+        };
+        println!("LoCoMo dev split: skipped, {name} not found\n");
+        return Ok(Vec::new());
+    }
+    let conversations = locomo::load(&file).map_err(|e| e.to_string())?;
+    // The folders live only as long as this run: the data's licence keeps
+    // anything derived from it out of the repository.
+    let temp = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+    for c in &conversations {
+        write_conversation(c, &locomo::folder_of(c, temp.path()))?;
+    }
+    let dataset = locomo::dataset(&conversations, temp.path());
+    let e = evaluate(&dataset, options)?;
+    let (reachable, answerable) = locomo::ceiling(&conversations);
+    println!(
+        "  ceiling: {reachable} of {answerable} answerable questions have their evidence among the observations ({:.3})",
+        ratio(reachable, answerable)
+    );
+    Ok(print_targets(locomo::targets(&e)))
+}
+
+/// Writes a conversation's memory files, each with its session's date as
+/// its modification time, and its `MEMORY.md`.
+fn write_conversation(c: &locomo::Conversation, dir: &Path) -> Result<(), String> {
+    let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    for m in &c.memories {
+        let path = dir.join(&m.filename);
+        let mtime = SystemTime::try_from(m.modified).map_err(|e| format!("{}: {e}", m.filename))?;
+        std::fs::write(&path, &m.text).map_err(|e| fail(&path, e))?;
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(mtime))
+            .map_err(|e| fail(&path, e))?;
+    }
+    let index = dir.join("MEMORY.md");
+    std::fs::write(&index, &c.index).map_err(|e| fail(&index, e))
+}
+
+fn evaluate(dataset: &Dataset, options: &Options) -> Result<Evaluation, String> {
+    let e = evaluate_dataset(dataset).map_err(|e| e.to_string())?;
+    print!("{}", e.table());
+    if options.failures {
+        println!("  memdir's misses:");
+        for f in &e.failures {
+            println!("    {f}");
+        }
+    }
+    Ok(e)
+}
+
+fn print_targets(targets: Vec<Target>) -> Vec<Target> {
+    for t in &targets {
+        println!("  {t}");
+    }
+    println!();
+    targets
+}
+
+/// `path` relative to the workspace when it is inside it.
+fn shown(path: &Path) -> String {
+    path.strip_prefix(workspace())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[allow(clippy::cast_precision_loss, reason = "counts are far below 2^52")]
+fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
 }

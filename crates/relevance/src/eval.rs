@@ -1,10 +1,27 @@
-//! Measuring recall on a labelled dataset: a folder of memories and a
-//! JSON-lines file of queries, each naming the memory it should find or
-//! `null` when nothing should be found. The caller names the dataset
-//! ([`dataset_in`] gives the usual layout of a dataset folder); this crate
-//! ships none in its library. Its own labelled set lives with its tests
-//! (`tests/fixtures/recall-eval/`): `cargo xtask eval` prints its table
-//! and a test holds its floor.
+//! Measuring recall on labelled datasets, beside a plain BM25 floor
+//! computed in the same run, so that a figure always has something to
+//! be compared with and a target can be missed.
+//!
+//! - [`Dataset`]: folders of memories on disk, each with its labelled
+//!   [`Case`]s. Three loaders: [`bundled`] (this crate's own set, the
+//!   format of [`EvalQuery`]), [`coding::load`] (folders of
+//!   `memory/*.md` and `prompts.jsonl`) and [`locomo::load`] (the `LoCoMo`
+//!   benchmark's JSON, turned into memory files that the caller writes
+//!   to a folder of its own: this crate never writes).
+//! - [`Runner`]: a system under test. [`Memdir`] recalls through
+//!   [`find_relevant_memories`](crate::find_relevant_memories), the path
+//!   users get, with and without abstention; [`Floor`] is plain BM25
+//!   ([`Bm25Floor`]) over every memory of the folder.
+//! - [`Metrics`]: hit@1, hit@5, MRR over the top five, the share of
+//!   answerable queries that got nothing, the share of no-memory queries
+//!   that got something (false injection), and hit@5 before abstention.
+//! - [`evaluate_dataset`] runs both systems and a floor with a top-score
+//!   threshold calibrated on the no-memory queries; [`Evaluation::table`]
+//!   prints it and [`Target`]s say what was met.
+//!
+//! The older top-1 measure ([`evaluate`], [`EvalReport`]) stays: a test
+//! holds the bundled set's floor with it. `cargo xtask eval` prints all
+//! of it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -15,6 +32,54 @@ use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 use serde::Deserialize;
 
 use crate::{LocalRanker, RelevanceError};
+
+pub mod coding;
+mod dataset;
+mod floor;
+pub mod locomo;
+mod metrics;
+mod report;
+mod run;
+
+pub use dataset::{Case, Dataset, Folder, Label, bundled};
+pub use floor::{Bm25Floor, floor_terms};
+pub use metrics::{Metrics, first_hit};
+pub use report::{
+    Evaluation, FLOOR_MAX_FALSE_INJECTION_PERCENT, Latency, Scores, Target, bundled_targets,
+    evaluate_dataset,
+};
+pub use run::{
+    CaseResult, Floor, Memdir, Ranking, Runner, calibrate_threshold, run, with_threshold,
+};
+
+/// Errors of an evaluation beyond those of recall: a dataset folder that
+/// cannot be listed, or a dataset whose content is not what its loader
+/// expects.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EvalError {
+    /// Recall, or reading a dataset file, failed.
+    #[error(transparent)]
+    Relevance(#[from] RelevanceError),
+    /// A dataset folder cannot be listed.
+    #[error("cannot list {}: {source}", path.display())]
+    List {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A dataset file parses but does not hold what it should (a session
+    /// without a date, an unknown question category).
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The dataset file.
+        path: PathBuf,
+        /// What is wrong, and where in it.
+        message: String,
+    },
+}
 
 /// One labelled query.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -37,30 +102,48 @@ pub const MAX_QUERIES_BYTES: u64 = 4 * 1024 * 1024;
 /// Reads a JSON-lines query file (a regular file of at most
 /// [`MAX_QUERIES_BYTES`]); blank lines are skipped.
 pub fn load_queries(path: &Path) -> Result<Vec<EvalQuery>, RelevanceError> {
+    parse_queries(&read_text(path)?, path)
+}
+
+/// Parses JSON-lines queries; blank lines are skipped. `path` only names
+/// the source in errors.
+pub fn parse_queries(text: &str, path: &Path) -> Result<Vec<EvalQuery>, RelevanceError> {
+    Ok(parse_jsonl(text, path)?
+        .into_iter()
+        .map(|(_, q)| q)
+        .collect())
+}
+
+/// A dataset's text file: a regular file of at most [`MAX_QUERIES_BYTES`],
+/// in UTF-8.
+fn read_text(path: &Path) -> Result<String, RelevanceError> {
     let bytes = read_regular_file(path, MAX_QUERIES_BYTES)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         RelevanceError::Dataset {
             path: path.to_owned(),
             line: valid.split(|&b| b == b'\n').count(),
             message: "not UTF-8".to_owned(),
         }
-    })?;
-    parse_queries(&text, path)
+    })
 }
 
-/// Parses JSON-lines queries; blank lines are skipped. `path` only names
-/// the source in errors.
-pub fn parse_queries(text: &str, path: &Path) -> Result<Vec<EvalQuery>, RelevanceError> {
+/// JSON lines, each with its 1-based line number; blank lines are skipped.
+fn parse_jsonl<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &Path,
+) -> Result<Vec<(usize, T)>, RelevanceError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| RelevanceError::Dataset {
-                path: path.to_owned(),
-                line: i + 1,
-                message: e.to_string(),
-            })
+            serde_json::from_str(l)
+                .map(|v| (i + 1, v))
+                .map_err(|e| RelevanceError::Dataset {
+                    path: path.to_owned(),
+                    line: i + 1,
+                    message: e.to_string(),
+                })
         })
         .collect()
 }

@@ -14,7 +14,9 @@
 //! - [`Selector::Model`] — a side query over the manifest through
 //!   [`memdir_model::ModelClient`]; bad names are filtered and any failure
 //!   falls back to the local ranker with a diagnostic, never an error.
-//! - [`eval`] — the labelled recall evaluation behind `cargo xtask eval`.
+//! - [`eval`] — the recall evaluation behind `cargo xtask eval`: memdir's
+//!   recall beside a plain BM25 floor on labelled datasets (`LoCoMo`, the
+//!   coding set, this crate's own), per group, with targets.
 //!
 //! ```
 //! use std::collections::HashSet;
@@ -97,7 +99,7 @@ impl SelectorUsed {
 }
 
 /// The inputs of a recall besides the query and the folder.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RecallOptions<'a> {
     /// Tools the agent used recently: reference memories that merely
     /// document them are not recalled, warnings about them are.
@@ -107,6 +109,23 @@ pub struct RecallOptions<'a> {
     pub already_surfaced: HashSet<PathBuf>,
     /// The selector.
     pub selector: Selector<'a>,
+    /// Whether the local ranker abstains when unsure (its [`Thresholds`]);
+    /// `true` by default. Without it the local ranker returns its best
+    /// [`MAX_RELEVANT`] by score, however weak: what the evaluation
+    /// measures as the ranking before abstention. The model selector
+    /// ignores it.
+    pub abstain: bool,
+}
+
+impl Default for RecallOptions<'_> {
+    fn default() -> Self {
+        RecallOptions {
+            recent_tools: Vec::new(),
+            already_surfaced: HashSet::new(),
+            selector: Selector::Local,
+            abstain: true,
+        }
+    }
 }
 
 /// The outcome of a recall.
@@ -184,7 +203,7 @@ pub fn find_relevant_memories(
 
     let (chosen, selector) = match options.selector {
         Selector::Local => (
-            local_select(query, &candidates, &options.recent_tools),
+            local_select(query, &candidates, options),
             SelectorUsed::Local,
         ),
         Selector::Model(client) => {
@@ -201,7 +220,7 @@ pub fn find_relevant_memories(
                         "model selector failed ({e}); used the local ranker"
                     ));
                     (
-                        local_select(query, &candidates, &options.recent_tools),
+                        local_select(query, &candidates, options),
                         SelectorUsed::LocalFallback,
                     )
                 }
@@ -230,14 +249,23 @@ pub fn find_relevant_memories(
 /// The local ranker's choice, without reference memories that merely
 /// document a recently used tool. The index holds this query's terms only:
 /// a recall runs once per request, and indexing every word of the folder
-/// would be most of its cost.
-fn local_select(query: &str, candidates: &[MemoryHeader], recent_tools: &[String]) -> Vec<usize> {
+/// would be most of its cost. Without abstention the thresholds are not
+/// applied: the best by score, however weak.
+fn local_select(
+    query: &str,
+    candidates: &[MemoryHeader],
+    options: &RecallOptions<'_>,
+) -> Vec<usize> {
     let ranker = LocalRanker::for_query(candidates, query, Thresholds::default());
-    ranker
-        .rank(query, candidates.len())
+    let ranked = if options.abstain {
+        ranker.rank(query, candidates.len())
+    } else {
+        ranker.score_all(query)
+    };
+    ranked
         .into_iter()
         .map(|r| r.index)
-        .filter(|&i| !is_redundant_tool_doc(&candidates[i], recent_tools))
+        .filter(|&i| !is_redundant_tool_doc(&candidates[i], &options.recent_tools))
         .take(MAX_RELEVANT)
         .collect()
 }
