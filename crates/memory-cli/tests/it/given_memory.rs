@@ -27,8 +27,8 @@ impl World {
     /// `memory/deploys.md`, recorded as written 40 days ago (and an hour,
     /// so that the day cannot turn during the test) but with a fresh mtime,
     /// as a cloned or synced folder has it; it cites a script the project
-    /// lacks, and its body is 5,000 characters long.
-    fn new() -> World {
+    /// lacks, and its body is `body_chars` characters long.
+    fn new(body_chars: usize) -> World {
         let folders = Folders::new();
         let memory = folders.root.join("memory");
         std::fs::create_dir_all(&memory).unwrap();
@@ -38,7 +38,7 @@ impl World {
             .as_millis();
         let written = i64::try_from(now - 40 * DAY_MS - 3_600_000).unwrap();
         let modified = jiff::Timestamp::from_millisecond(written).unwrap();
-        let body = format!("{}\n", "x".repeat(49)).repeat(100);
+        let body = format!("{}\n", "x".repeat(49)).repeat(body_chars / 50);
         std::fs::write(
             memory.join("deploys.md"),
             format!(
@@ -143,7 +143,7 @@ impl World {
 
 #[test]
 fn the_hook_and_both_mcp_tools_give_the_same_memory_aged_from_modified_and_capped() {
-    let w = World::new();
+    let w = World::new(5_000);
     let prompt = "how do we deploy to staging";
     let context = w.hook(prompt);
     let (intro, hook_block) = context
@@ -198,5 +198,17 @@ fn the_hook_and_both_mcp_tools_give_the_same_memory_aged_from_modified_and_cappe
                 "more characters not shown (an agent is given at most 1800 characters of a memory)"
             ),
         "{note}"
+    );
+}
+
+/// A memory longer than a few times the cap is given cut like any other,
+/// not left out (and still recorded as given).
+#[test]
+fn a_long_memory_is_given_cut_not_dropped() {
+    let w = World::new(20_000);
+    let context = w.hook("how do we deploy to staging");
+    assert!(
+        context.contains("## deploys.md (") && context.contains("more characters not shown"),
+        "{context}"
     );
 }
