@@ -14,6 +14,11 @@
 //! [`MAX_MESSAGE_BYTES`]) gets one JSON-RPC error, -32700 or -32600, and the
 //! session goes on. A line over the limit is skipped without being held.
 //!
+//! What `read_memory`, `recall_memories` and a resource give of a memory
+//! is [`memdir_ops::AgentMemory::text`], rendered by the use case exactly
+//! as the prompt hook injects it (its age from `modified`, its notes, its
+//! text cut at [`memdir_ops::MAX_AGENT_MEMORY_CHARS`]).
+//!
 //! Every call reads the folder afresh, so a memory another process writes
 //! is seen on the next call. Every write goes through [`memdir_ops`]
 //! (validated, indexed, under the folder's lock, secret-checked in either

@@ -4,14 +4,10 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::time::SystemTime;
 
-use memdir_memtypes::{
-    ReadError, memory_age, memory_freshness_note, read_regular_file, unix_millis,
-};
 use memdir_ops::{
-    MAX_MEMORY_BYTES, MemoryChange, MemoryType, NewMemory, OpsError, Project, RecallRequest, Scope,
-    SelectorChoice, memory_file_name,
+    MemoryChange, MemoryType, NewMemory, OpsError, Project, RecallRequest, Scope, SelectorChoice,
+    memory_file_name,
 };
 use memdir_scan::{CancelToken, ScanError, ScanOptions, format_manifest, scan_memory_dir};
 use serde::Deserialize;
@@ -32,9 +28,6 @@ pub(crate) enum ToolError {
     /// The memory folder could not be scanned.
     #[error(transparent)]
     Scan(#[from] ScanError),
-    /// A memory file could not be read.
-    #[error(transparent)]
-    Read(#[from] ReadError),
     /// The memory type is not one of the four.
     #[error("type {0:?}: the type is one of user, feedback, project, reference")]
     UnknownType(String),
@@ -160,7 +153,7 @@ pub(crate) fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "read_memory",
-            description: "One memory file, preceded by a note on its age when it is older than a day.",
+            description: "One memory as recall gives it: a header with its file and age, a note when it is older than a day or cites what no longer holds in the project, then its file's text, cut (with a note) when it is long.",
             schema: json!({
                 "type": "object",
                 "properties": {"name": name_schema(), "scope": scope_schema()},
@@ -198,7 +191,7 @@ pub(crate) fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "recall_memories",
-            description: "The memories relevant to a request (local selector, offline), each with its age note and text.",
+            description: "The memories relevant to a request (local selector, offline), each as read_memory gives it.",
             schema: json!({
                 "type": "object",
                 "properties": {
@@ -267,29 +260,18 @@ fn list(project: &Project, args: ListArgs) -> Result<String, ToolError> {
     Ok(format_manifest(&scan.memories))
 }
 
-/// The text of memory file `file` in `scope`'s folder with its freshness
-/// note. Only a plain file is read: a symbolic link is not followed.
+/// Memory file `file` of `scope`'s folder as an agent is given it (the
+/// use case renders it; this only names a missing one). Only a plain file
+/// is read: a symbolic link is not followed.
 pub(crate) fn read_file(project: &Project, scope: Scope, file: &str) -> Result<String, ToolError> {
-    let folder = project.folder(scope)?;
-    let path = folder.join(file);
-    let no_memory = || ToolError::NoMemory {
-        file: file.to_owned(),
-        folder: folder.to_string(),
-    };
-    let meta = std::fs::symlink_metadata(path.as_std_path()).map_err(|_| no_memory())?;
-    if !meta.file_type().is_file() {
-        return Err(no_memory());
+    match project.read_memory_for_agent(scope, file) {
+        Ok(memory) => Ok(memory.text),
+        Err(OpsError::NotFound { folder, file }) => Err(ToolError::NoMemory {
+            file,
+            folder: folder.display().to_string(),
+        }),
+        Err(e) => Err(e.into()),
     }
-    let bytes = read_regular_file(path.as_std_path(), MAX_MEMORY_BYTES)?;
-    let text = String::from_utf8_lossy(&bytes);
-    let now = unix_millis(SystemTime::now());
-    let mtime = meta.modified().map_or(now, unix_millis);
-    let note = memory_freshness_note(mtime, now);
-    Ok(if note.is_empty() {
-        text.into_owned()
-    } else {
-        format!("{note}\n{text}")
-    })
 }
 
 fn read(project: &Project, args: &NameArgs) -> Result<String, ToolError> {
@@ -357,7 +339,7 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
         selector: SelectorChoice::Local,
         citations_budget: None,
     };
-    let outcome = project.recall(&request)?;
+    let outcome = project.recall_for_agent(&request)?;
     if outcome.citation_refresh {
         // The server outlives the request: the refresh runs on a thread
         // of its own, and one already running makes it return at once.
@@ -373,32 +355,13 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
             log::warn!("cannot start the citation cache refresh: {e}");
         }
     }
-    let recall = &outcome.recall;
-    if recall.memories.is_empty() {
+    if outcome.memories.is_empty() {
         return Ok("no memory is relevant enough to recall".to_owned());
     }
-    let now = unix_millis(SystemTime::now());
-    let mut out = String::new();
-    for (i, m) in recall.memories.iter().enumerate() {
-        let text = match read_regular_file(m.path.as_std_path(), MAX_MEMORY_BYTES) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(e) => {
-                log::warn!("{e}");
-                continue;
-            }
-        };
-        let _ = writeln!(out, "## {} ({})", m.filename, memory_age(m.mtime_ms, now));
-        let note = memory_freshness_note(m.mtime_ms, now);
-        if !note.is_empty() {
-            let _ = writeln!(out, "{note}");
-        }
-        if let Some(Some(cited)) = outcome.citations.get(i) {
-            let _ = writeln!(out, "{}", memdir_ops::citation_reminder(cited));
-        }
-        let _ = writeln!(out, "{}", text.trim_end());
-        out.push('\n');
-    }
-    Ok(out)
+    // Each memory comes rendered from the use case, as the prompt hook
+    // injects it; a blank line between them.
+    let texts: Vec<&str> = outcome.memories.iter().map(|m| m.text.as_str()).collect();
+    Ok(texts.join("\n"))
 }
 
 #[cfg(test)]

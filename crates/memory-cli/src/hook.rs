@@ -7,7 +7,6 @@
 //! in `<base>/memdir/logs/hooks.log`, with exit status 0 and nothing on
 //! stdout.
 
-use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -16,7 +15,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::Subcommand;
-use memdir_memtypes::{memory_age, memory_freshness_note, read_regular_file, unix_millis};
 use memdir_ops::{Environment, HookEvent, Project, ProjectOptions};
 use memdir_prompt::{MemoryPrompt, PromptOptions, load_memory_prompt};
 use serde::Deserialize;
@@ -26,8 +24,6 @@ use crate::context::GlobalArgs;
 
 /// The most characters any hook output string may have (the agent's cap).
 pub(crate) const MAX_OUTPUT_CHARS: usize = 10_000;
-/// The most characters of one memory a prompt hook injects.
-const MAX_MEMORY_CHARS: usize = 1_800;
 /// The largest hook input read (a prompt can be long, not this long).
 const MAX_INPUT_BYTES: u64 = 8 * 1024 * 1024;
 /// The log file is rotated (to `hooks.log.1`) past this size.
@@ -273,42 +269,19 @@ fn user_prompt_submit(
         return Ok(None);
     }
     let session = input.session_id.as_deref().unwrap_or("no-session");
-    let outcome = project.recall_for_hook(session, prompt)?;
-    if outcome.citation_refresh {
+    // Each memory comes rendered (its age, notes and capped text) from the
+    // use case; the hook only adds its heading and the agent's envelope.
+    let given = project.recall_for_hook(session, prompt)?;
+    if given.citation_refresh {
         refresh_citations(project, global, env);
     }
-    if outcome.recall.memories.is_empty() {
+    if given.memories.is_empty() {
         return Ok(None);
     }
-    let now = unix_millis(std::time::SystemTime::now());
     let mut text = String::from("Memories that may be relevant to this request (from memdir):\n");
-    for (i, m) in outcome.recall.memories.iter().enumerate() {
-        let body = match read_regular_file(m.path.as_std_path(), 4 * MAX_MEMORY_CHARS as u64) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(e) => {
-                log::debug!("{}: {e}", m.path);
-                continue;
-            }
-        };
-        let _ = write!(
-            text,
-            "\n## {} ({}, saved {})\n",
-            m.filename,
-            m.path,
-            memory_age(m.mtime_ms, now)
-        );
-        let note = memory_freshness_note(m.mtime_ms, now);
-        if !note.is_empty() {
-            let _ = writeln!(text, "{note}");
-        }
-        if let Some(Some(cited)) = outcome.citations.get(i) {
-            let _ = writeln!(text, "{}", memdir_ops::citation_reminder(cited));
-        }
-        let _ = writeln!(
-            text,
-            "{}",
-            cap(body.trim_end(), MAX_MEMORY_CHARS).trim_end()
-        );
+    for m in &given.memories {
+        text.push('\n');
+        text.push_str(&m.text);
     }
     Ok(Some(text))
 }
@@ -427,37 +400,12 @@ fn wait_bounded(
 /// `text` cut to at most `max` characters at a line boundary, with a note
 /// saying how much was left out.
 pub(crate) fn cap(text: &str, max: usize) -> String {
-    let total = text.chars().count();
-    if total <= max {
-        return text.to_owned();
-    }
-    // The note's length is bounded; leave room for it.
-    let room = max.saturating_sub(120);
-    let mut end = 0;
-    let mut chars = 0;
-    for line in text.split_inclusive('\n') {
-        let n = line.chars().count();
-        if chars + n > room {
-            break;
-        }
-        chars += n;
-        end += line.len();
-    }
-    if end == 0 {
-        // One line longer than the room: cut it at a character boundary.
-        end = text.char_indices().nth(room).map_or(text.len(), |(i, _)| i);
-        chars = room;
-    }
-    let mut out = text[..end].to_owned();
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    let _ = write!(
-        out,
-        "[memdir: cut here to fit the hook output limit of {max} characters; {} more characters not shown]",
-        total - chars
-    );
-    out
+    memdir_ops::cut_to_fit(text, max, |left_out| {
+        format!(
+            "[memdir: cut here to fit the hook output limit of {max} characters; {left_out} more characters not shown]"
+        )
+    })
+    .unwrap_or_else(|| text.to_owned())
 }
 
 /// The log file: `<base>/memdir/logs/hooks.log`.

@@ -15,14 +15,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use memdir_memtypes::{atomic_write, read_regular_file};
-use memdir_relevance::RelevantMemory;
 use memdir_settings::{
     LockDir, SettingsDocument, SettingsPath, read_settings_file, update_settings_file,
 };
 use serde_json::{Map, Value, json};
 
 use crate::ordered::{Ordered, in_order_of, pretty};
-use crate::{OpsError, Project, RecallOutcome, RecallRequest, SelectorChoice};
+use crate::{AgentRecall, OpsError, Project, RecallRequest, SelectorChoice};
 
 /// How long the prompt hook's citation check may take: the hook answers
 /// on every prompt and has a 10 ms target, so it checks what it can in a
@@ -168,34 +167,30 @@ impl Project {
     }
 
     /// The memories `prompt` needs that this session's prompt hook has not
-    /// injected yet (the local selector, at most five), recorded as
-    /// injected before they are returned. Two hooks of one session at once
-    /// take turns on a lock, so neither injects what the other did.
+    /// injected yet (the local selector, at most five), as an agent is
+    /// given them ([`Project::recall_for_agent`], citations checked within
+    /// [`HOOK_CITATIONS_BUDGET`]), recorded as injected before they are
+    /// returned. Two hooks of one session at once take turns on a lock, so
+    /// neither injects what the other did.
     ///
     /// # Panics
     ///
     /// Never: the record is a list of strings, which always serialises.
-    pub fn recall_for_hook(&self, session: &str, prompt: &str) -> Result<RecallOutcome, OpsError> {
+    pub fn recall_for_hook(&self, session: &str, prompt: &str) -> Result<AgentRecall, OpsError> {
         let dir = self.hooks_state_dir();
         create_dir(&dir)?;
         let file = dir.join(format!("injected-{}.json", sanitize_session(session)));
         let _lock = lock_beside(&file)?;
         let mut injected = read_injected(&file)?;
-        let outcome = self.recall(&RecallRequest {
+        let outcome = self.recall_for_agent(&RecallRequest {
             query: prompt.to_owned(),
             surfaced: injected.iter().map(PathBuf::from).collect(),
             recent_tools: Vec::new(),
             selector: SelectorChoice::Local,
             citations_budget: Some(HOOK_CITATIONS_BUDGET),
         })?;
-        if !outcome.recall.memories.is_empty() {
-            injected.extend(
-                outcome
-                    .recall
-                    .memories
-                    .iter()
-                    .map(|m: &RelevantMemory| m.path.to_string()),
-            );
+        if !outcome.memories.is_empty() {
+            injected.extend(outcome.memories.iter().map(|m| m.path.to_string()));
             let text = serde_json::to_string_pretty(&json!({
                 "session": session,
                 "injected": injected,

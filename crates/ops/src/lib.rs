@@ -13,8 +13,14 @@
 //!   [`Project::delete_memory`]: one memory and its index line.
 //! - [`Project::recall`]: the memories a request needs, with the
 //!   configured selector.
+//! - [`Project::recall_for_agent`], [`Project::read_memory_for_agent`]:
+//!   memories as an agent is given them ([`AgentMemory`]: one read of the
+//!   file, its age from `modified`, its notes, its text cut at
+//!   [`MAX_AGENT_MEMORY_CHARS`], and the block to show), the same for the
+//!   prompt hook and the MCP server, which only wrap it.
 //! - [`Project::install_hooks`], [`Project::recall_for_hook`]: the agent's
-//!   hooks in its settings, and what a prompt hook already injected.
+//!   hooks in its settings, and a recall for an agent that skips what a
+//!   session's prompt hook already injected.
 //! - [`Project::verify`]: check what memories cite about the project and
 //!   record `verified:` in those whose citations all hold;
 //!   [`Project::citation_notes`] is the check recall makes.
@@ -48,6 +54,7 @@
 //! # Ok::<(), memdir_ops::OpsError>(())
 //! ```
 
+mod agent_memory;
 mod doctor;
 mod edit;
 mod error;
@@ -65,6 +72,7 @@ mod session;
 mod team;
 mod verify;
 
+pub use agent_memory::{AgentMemory, AgentRecall, MAX_AGENT_MEMORY_CHARS, cut_to_fit};
 pub use doctor::{DOCTOR_CITATIONS_BUDGET, DoctorFixed, DoctorReport, doctor};
 pub use edit::MemoryFile;
 pub use error::{OpsError, SecretFound};

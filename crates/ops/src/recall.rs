@@ -63,6 +63,28 @@ pub struct RecallOutcome {
 impl Project {
     /// The memories `request` needs from the private memory folder.
     pub fn recall(&self, request: &RecallRequest) -> Result<RecallOutcome, OpsError> {
+        let (recall, notes) = self.choose(request)?;
+        let files: Vec<&std::path::Path> = recall
+            .memories
+            .iter()
+            .map(|m| m.path.as_std_path())
+            .collect();
+        let (citations, citation_refresh) = self.cited_notes(&files, request.citations_budget);
+        Ok(RecallOutcome {
+            recall,
+            notes,
+            citations,
+            citation_refresh,
+        })
+    }
+
+    /// The memories `request` needs, chosen by the selector asked for, and
+    /// the notes saying why another selector answered; no memory is read
+    /// past what the selector reads.
+    pub(crate) fn choose(
+        &self,
+        request: &RecallRequest,
+    ) -> Result<(Recall, Vec<String>), OpsError> {
         let mut notes = Vec::new();
         let client = match request.selector {
             SelectorChoice::Local => None,
@@ -81,18 +103,7 @@ impl Project {
             &CancelToken::new(),
             &options,
         )?;
-        let files: Vec<&std::path::Path> = recall
-            .memories
-            .iter()
-            .map(|m| m.path.as_std_path())
-            .collect();
-        let (citations, citation_refresh) = self.cited_notes(&files, request.citations_budget);
-        Ok(RecallOutcome {
-            recall,
-            notes,
-            citations,
-            citation_refresh,
-        })
+        Ok((recall, notes))
     }
 
     /// The model configured in the environment, or `None` with a note

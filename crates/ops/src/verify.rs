@@ -96,15 +96,28 @@ impl Project {
         files: &[&Path],
         budget: Option<Duration>,
     ) -> (Vec<Option<String>>, bool) {
-        let budget = self.citations_budget(budget);
-        if budget.is_zero() || files.is_empty() {
+        if files.is_empty() || self.citations_budget(budget).is_zero() {
             return (vec![None; files.len()], false);
         }
         let bodies: Vec<String> = files
             .iter()
             .map(|f| read_body(f).unwrap_or_default())
             .collect();
-        let (checked, wants_refresh) = self.check_bodies(&bodies, budget, Mode::Cached);
+        self.cited_notes_of(&bodies, budget)
+    }
+
+    /// [`cited_notes`](Self::cited_notes) of memory bodies the caller has
+    /// already read (what an agent is given is read once).
+    pub(crate) fn cited_notes_of(
+        &self,
+        bodies: &[String],
+        budget: Option<Duration>,
+    ) -> (Vec<Option<String>>, bool) {
+        let budget = self.citations_budget(budget);
+        if budget.is_zero() || bodies.is_empty() {
+            return (vec![None; bodies.len()], false);
+        }
+        let (checked, wants_refresh) = self.check_bodies(bodies, budget, Mode::Cached);
         (checked.iter().map(|c| note(c)).collect(), wants_refresh)
     }
 

@@ -9,6 +9,7 @@ mod doctor;
 mod dream;
 mod errors;
 mod extract;
+mod given_memory;
 mod golden;
 mod hooks;
 mod hostile_writes;
