@@ -7,10 +7,16 @@
 //!   ([`RelevantMemory`]), with the selector that answered, any selector
 //!   diagnostics and the scan's diagnostics ([`Recall`]).
 //! - [`LocalRanker`] — BM25 over name, description and file name, with the
-//!   body's first lines as weaker evidence; NFKC and case folding, English
-//!   stemming, bigrams over Han, kana and Hangul; [`Thresholds`] encode
-//!   "when unsure, leave it out". [`LocalRanker::for_query`] indexes one
-//!   query's terms only, which is what a request does.
+//!   body as weaker evidence, over any [`corpus::Corpus`]; NFKC and case
+//!   folding, English stemming, bigrams over Han, kana and Hangul.
+//!   [`LocalRanker::for_query`] indexes one query's terms only, which is
+//!   what a request does.
+//! - [`abstain`] — "when unsure, leave it out": whether a request needs a
+//!   memory at all, from the best match's strength and coverage and the
+//!   prompt's own signals (a general-knowledge question, the team, pasted
+//!   text), by a logistic model fitted on labelled prompts
+//!   (`examples/fit_abstention.rs` repeats the fit and prints its
+//!   cross-validated trade-off); [`Thresholds`] hold its threshold.
 //! - [`Selector::Model`] — a side query over the manifest through
 //!   [`memdir_model::ModelClient`]; bad names are filtered and any failure
 //!   falls back to the local ranker with a diagnostic, never an error.
@@ -35,6 +41,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod abstain;
 pub mod corpus;
 pub mod eval;
 mod local;
@@ -48,7 +55,10 @@ use camino::Utf8PathBuf;
 use memdir_model::ModelClient;
 use memdir_scan::{CancelToken, MemoryHeader, ScanOptions, scan_memory_dir};
 
-pub use local::{LocalRanker, Ranked, Thresholds, abstain, is_redundant_tool_doc, score_all};
+pub use local::{
+    LocalRanker, Ranked, Scored, Thresholds, apply_thresholds, is_redundant_tool_doc, score_all,
+    score_query,
+};
 pub use tokenize::tokenize;
 
 /// At most this many memories are recalled for one request.
@@ -176,7 +186,14 @@ pub fn find_relevant_memories(
     options: &RecallOptions<'_>,
 ) -> Result<Recall, RelevanceError> {
     let mut diagnostics = Vec::new();
-    let scan = match scan_memory_dir(memory_dir, &ScanOptions::default(), cancel) {
+    let scan = match scan_memory_dir(
+        memory_dir,
+        &ScanOptions {
+            max_files: usize::MAX,
+            ..ScanOptions::default()
+        },
+        cancel,
+    ) {
         Ok(scan) => scan,
         Err(e) if e.is_not_found() => {
             return Ok(Recall {

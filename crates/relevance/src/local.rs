@@ -24,38 +24,32 @@ const FIELD_WEIGHTS: [f64; FIELDS] = [1.0, 1.0, 1.0, 0.3];
 /// small folder as in a large one.
 const MIN_CORPUS: f64 = 50.0;
 
-/// How sure the ranker must be before it names a memory. "When unsure,
-/// leave it out" as numbers: a memory is kept only when its score reaches
-/// `min_score`, the query terms it matches carry at least `min_coverage`
-/// of the query's weight (rarer terms weigh more), and its score is within
-/// `relative_cut` of the best one. Weak evidence (a score below
-/// `weak_score`, such as one word found only in a body) must match nearly
-/// the whole query: at least `weak_min_coverage`.
+/// How sure the ranker must be before it names a memory ("when unsure,
+/// leave it out"): a request is given memories only when the abstention
+/// model ([`abstain`](crate::abstain)) estimates at least `need` that it
+/// needs one, and then only those scoring within `relative_cut` of the
+/// best.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Thresholds {
-    /// The lowest BM25 score that counts as evidence.
-    pub min_score: f64,
-    /// The lowest share of the query's IDF weight a memory must match.
-    pub min_coverage: f64,
+    /// The lowest [`Features::need`](crate::abstain::Features::need) at
+    /// which anything is recalled.
+    pub need: f64,
     /// Results scoring below this fraction of the best score are dropped.
     pub relative_cut: f64,
-    /// Scores below this are weak evidence.
-    pub weak_score: f64,
-    /// The coverage weak evidence needs.
-    pub weak_min_coverage: f64,
 }
 
 impl Default for Thresholds {
     fn default() -> Self {
         Thresholds {
-            min_score: 1.0,
-            min_coverage: 0.34,
-            relative_cut: 0.5,
-            weak_score: 2.5,
-            weak_min_coverage: 0.67,
+            need: crate::abstain::NEED_THRESHOLD,
+            relative_cut: RELATIVE_CUT,
         }
     }
 }
+
+/// The default [`Thresholds::relative_cut`]: a memory scoring under this
+/// share of the best one adds tokens more often than it helps.
+pub(crate) const RELATIVE_CUT: f64 = 0.25;
 
 /// A ranked memory: its number in the corpus (for [`LocalRanker`], its
 /// index in the slice it was built from) and its score.
@@ -67,6 +61,23 @@ pub struct Ranked {
     pub score: f64,
     /// Share of the query's weight this memory matched, 0 to 1.
     pub coverage: f64,
+    /// Share of the query's weight it matched in its name, description or
+    /// file name (not only in its body), 0 to 1.
+    pub head_coverage: f64,
+}
+
+/// A query's ranking before abstention, with what the abstention reads of
+/// the query itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// Every memory with any evidence, best first.
+    pub ranked: Vec<Ranked>,
+    /// Share of the query's weight carried by terms that some memory of the
+    /// folder holds: low for a question about things the folder never
+    /// mentions.
+    pub known_share: f64,
+    /// How many distinct terms the query has.
+    pub terms: usize,
 }
 
 /// A BM25 index over a set of scanned memories (an inverted index, so a
@@ -121,11 +132,23 @@ impl LocalRanker {
         score_all(&self.corpus, query)
     }
 
+    /// [`score_all`](Self::score_all), with what the abstention reads of
+    /// the query.
+    #[must_use]
+    pub fn score_query(&self, query: &str) -> Scored {
+        score_query(&self.corpus, query)
+    }
+
     /// The memories `query` has real evidence for, best first, at most
     /// `limit`; empty when the ranker is unsure.
     #[must_use]
     pub fn rank(&self, query: &str, limit: usize) -> Vec<Ranked> {
-        abstain(score_all(&self.corpus, query), self.thresholds, limit)
+        apply_thresholds(
+            query,
+            score_query(&self.corpus, query),
+            self.thresholds,
+            limit,
+        )
     }
 }
 
@@ -149,6 +172,12 @@ fn weighted(counts: &[u32; FIELDS]) -> f64 {
 /// scores and coverage, before thresholds apply.
 #[must_use]
 pub fn score_all(corpus: &impl Corpus, query: &str) -> Vec<Ranked> {
+    score_query(corpus, query).ranked
+}
+
+/// [`score_all`], with what the abstention reads of the query.
+#[must_use]
+pub fn score_query(corpus: &impl Corpus, query: &str) -> Scored {
     let mut terms = tokenize(query);
     terms.sort();
     terms.dedup();
@@ -171,9 +200,19 @@ pub fn score_all(corpus: &impl Corpus, query: &str) -> Vec<Ranked> {
         .zip(&postings)
         .map(|(t, p)| weight(t, p.len()))
         .sum();
+    let empty = Scored {
+        ranked: Vec::new(),
+        known_share: 0.0,
+        terms: terms.len(),
+    };
     if terms.is_empty() || total <= 0.0 || n == 0 {
-        return Vec::new();
+        return empty;
     }
+    let known: f64 = postings
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| idf(n, p.len()))
+        .sum();
     let totals = corpus.total_lens();
     let avg_len = (totals
         .iter()
@@ -183,7 +222,7 @@ pub fn score_all(corpus: &impl Corpus, query: &str) -> Vec<Ranked> {
         / as_f64(n))
     .max(1.0);
     // Accumulate each memory's score and matched weight, term by term.
-    let mut acc: HashMap<DocId, (f64, f64)> = HashMap::new();
+    let mut acc: HashMap<DocId, (f64, f64, f64)> = HashMap::new();
     for list in &postings {
         if list.is_empty() {
             continue;
@@ -196,39 +235,43 @@ pub fn score_all(corpus: &impl Corpus, query: &str) -> Vec<Ranked> {
             let entry = acc.entry(doc).or_default();
             entry.0 += idf * tf * (K1 + 1.0) / (tf + norm);
             entry.1 += idf;
+            if counts[..3].iter().any(|&c| c > 0) {
+                entry.2 += idf;
+            }
         }
     }
     let mut ranked: Vec<Ranked> = acc
         .into_iter()
-        .filter(|(_, (score, _))| *score > 0.0)
-        .map(|(doc, (score, matched))| Ranked {
+        .filter(|(_, (score, _, _))| *score > 0.0)
+        .map(|(doc, (score, matched, head))| Ranked {
             index: doc as usize,
             score,
             coverage: matched / total,
+            head_coverage: head / total,
         })
         .collect();
     ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
-    ranked
+    Scored {
+        ranked,
+        known_share: known / total,
+        terms: terms.len(),
+    }
 }
 
 /// The ranked memories the thresholds keep, at most `limit`: empty when
-/// the evidence is not real.
+/// the abstention model says the request needs no memory.
 #[must_use]
-pub fn abstain(all: Vec<Ranked>, t: Thresholds, limit: usize) -> Vec<Ranked> {
-    let Some(best) = all.first().map(|r| r.score) else {
+pub fn apply_thresholds(query: &str, scored: Scored, t: Thresholds, limit: usize) -> Vec<Ranked> {
+    let Some(best) = scored.ranked.first().map(|r| r.score) else {
         return Vec::new();
     };
-    all.into_iter()
-        .filter(|r| {
-            let coverage_needed = if r.score < t.weak_score {
-                t.weak_min_coverage
-            } else {
-                t.min_coverage
-            };
-            r.score >= t.min_score
-                && r.coverage >= coverage_needed
-                && r.score >= best * t.relative_cut
-        })
+    if crate::abstain::Features::of(query, &scored).need() < t.need {
+        return Vec::new();
+    }
+    scored
+        .ranked
+        .into_iter()
+        .filter(|r| r.score >= best * t.relative_cut)
         .take(limit)
         .collect()
 }

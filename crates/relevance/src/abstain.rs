@@ -1,0 +1,228 @@
+//! Whether a request needs a memory at all: the abstention of the local
+//! ranker (SPEC R6.3, "when unsure, leave it out").
+//!
+//! A lexical ranker finds *some* memory for almost any prompt that shares
+//! a word with the folder, so whether anything is injected cannot hang on
+//! one score threshold: a two-clause question spreads its words over two
+//! topics and scores lower per word, while "explain what a mutex is" may
+//! share a rare word with some memory by chance. The decision is made from
+//! a few measured signals of the ranking and of the prompt:
+//!
+//! - how strong the best match is and how much of the query it covers
+//!   (never how the next memories score: a folder of one memory is judged
+//!   as a folder of a thousand);
+//! - how long the query is (long prompts gather score from many weak
+//!   matches), and how much of it the folder knows at all (a question
+//!   about things no memory mentions);
+//! - whether the best match is in a memory's name, description or file
+//!   name, or only in its body;
+//! - whether the prompt asks a general-knowledge question ("explain …",
+//!   "what's the difference between …", "一般的に"), speaks of the team or
+//!   project ("we", "our", "我们", "うち"), or of the user ("I", "my"), and
+//!   whether it holds pasted text (several lines).
+//!
+//! They are combined by a logistic model whose weights were fitted on
+//! labelled prompts, both answerable and no-memory (the coding-agent set
+//! under `fixtures/recall/coding/`, the bundled regression cases and the
+//! `LoCoMo` development split),
+//! with `cargo run --release -p memdir-relevance --example fit_abstention`,
+//! which also prints the trade-off under leave-one-folder-out
+//! cross-validation. The threshold is the point of that trade-off where at
+//! most one prompt in seven that needs no memory gets one.
+
+use crate::Scored;
+
+/// How many signals the model reads.
+pub const FEATURES: usize = 10;
+
+/// The signals of one request, in the model's order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Features(pub [f64; FEATURES]);
+
+/// Words and phrases that ask a general-knowledge question, one that a
+/// memory of the project or the person is not needed for. Lower case; a
+/// Latin entry matches whole words, any other a substring.
+const GENERAL_MARKERS: &[&str] = &[
+    "explain",
+    "difference between",
+    "in general",
+    "generally",
+    "conceptually",
+    "in theory",
+    "how does a",
+    "how does an",
+    "what is a",
+    "what is an",
+    "what's a",
+    "what's an",
+    "是什么",
+    "什么是",
+    "区别",
+    "概念",
+    "一般",
+    "とは",
+    "違い",
+    "一般的",
+    "일반적",
+    "차이",
+];
+
+/// Words that speak of the team or the project.
+const PROJECT_MARKERS: &[&str] = &[
+    "we",
+    "our",
+    "us",
+    "ours",
+    "team",
+    "here",
+    "this repo",
+    "我们",
+    "咱们",
+    "团队",
+    "うち",
+    "チーム",
+    "弊社",
+    "우리",
+];
+
+/// Words that speak of the user.
+const PERSON_MARKERS: &[&str] = &[
+    "i", "me", "my", "mine", "我", "私", "僕", "俺", "내", "나", "제",
+];
+
+impl Features {
+    /// The signals of `query`, given its ranking before abstention (as
+    /// [`score_query`](crate::score_query) gives it).
+    #[must_use]
+    pub fn of(query: &str, scored: &Scored) -> Self {
+        let ranked = &scored.ranked;
+        let s1 = ranked.first().map_or(0.0, |r| r.score);
+        let lower = query.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let has = |markers: &[&str]| {
+            f64::from(u8::from(markers.iter().any(|m| holds(&lower, &words, m))))
+        };
+        let nq = f64::from(u32::try_from(scored.terms).unwrap_or(u32::MAX));
+        // Only the best match and the query are read, never how the next
+        // memories score: a folder of one memory is judged as a folder of
+        // a thousand.
+        Features([
+            s1.ln_1p(),
+            ranked.first().map_or(0.0, |r| r.coverage),
+            nq.ln_1p(),
+            s1 / (nq + 1.0),
+            has(GENERAL_MARKERS),
+            has(PROJECT_MARKERS),
+            has(PERSON_MARKERS),
+            f64::from(u8::from(query.trim().contains('\n'))),
+            scored.known_share,
+            ranked.first().map_or(0.0, |r| r.head_coverage),
+        ])
+    }
+
+    /// The model's estimate that the request needs one of the ranked
+    /// memories, 0 to 1.
+    #[must_use]
+    pub fn need(&self) -> f64 {
+        let z: f64 = self
+            .0
+            .iter()
+            .zip(MODEL.mean)
+            .zip(MODEL.scale)
+            .zip(MODEL.weights)
+            .map(|(((x, m), s), w)| (x - m) / s * w)
+            .sum::<f64>()
+            + MODEL.bias;
+        1.0 / (1.0 + (-z).exp())
+    }
+}
+
+/// Whether `text` (lower case), split into `words`, holds `marker`: a
+/// marker of Latin letters as whole words, any other as a substring.
+fn holds(text: &str, words: &[&str], marker: &str) -> bool {
+    if marker.is_ascii() {
+        let parts: Vec<&str> = marker.split(' ').collect();
+        words.windows(parts.len()).any(|w| w == parts.as_slice())
+    } else {
+        text.contains(marker)
+    }
+}
+
+/// A fitted logistic model over standardised features.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Model {
+    /// Each feature's mean over the training prompts.
+    pub mean: [f64; FEATURES],
+    /// Each feature's standard deviation over them (never zero).
+    pub scale: [f64; FEATURES],
+    /// The weight of each standardised feature.
+    pub weights: [f64; FEATURES],
+    /// The intercept.
+    pub bias: f64,
+}
+
+/// The model in use (see the module documentation for how it was fitted).
+pub const MODEL: Model = Model {
+    mean: [
+        2.1904, 0.4881, 1.8717, 1.4651, 0.0287, 0.0333, 0.0854, 0.0317, 0.6895, 0.4534,
+    ],
+    scale: [
+        0.6606, 0.3034, 0.5579, 0.8872, 0.167, 0.1793, 0.2795, 0.1753, 0.3026, 0.3154,
+    ],
+    weights: [
+        1.1109, 1.1117, 0.5405, 0.7349, -0.8427, 0.1138, -0.0112, -0.2851, -0.4253, 1.0542,
+    ],
+    bias: 3.8752,
+};
+
+/// The lowest [`Features::need`] at which memories are recalled: under
+/// cross-validation, the lowest at which at most 15% of the coding set's
+/// no-memory prompts got a memory.
+pub const NEED_THRESHOLD: f64 = 0.86;
+
+#[cfg(test)]
+#[allow(clippy::float_cmp, reason = "the markers are exactly 0.0 or 1.0")]
+mod tests {
+    use super::*;
+
+    fn ranked(scores: &[f64]) -> Scored {
+        Scored {
+            ranked: scores
+                .iter()
+                .enumerate()
+                .map(|(index, &score)| crate::Ranked {
+                    index,
+                    score,
+                    coverage: 0.5,
+                    head_coverage: 0.5,
+                })
+                .collect(),
+            known_share: 0.5,
+            terms: 2,
+        }
+    }
+
+    #[test]
+    fn markers_match_words_not_parts_of_words() {
+        let f = Features::of("Explain what a mutex is", &ranked(&[3.0]));
+        assert_eq!(f.0[4], 1.0);
+        let f = Features::of("the explainer page is broken", &ranked(&[3.0]));
+        assert_eq!(f.0[4], 0.0);
+        let f = Features::of("how do we release", &ranked(&[3.0]));
+        assert_eq!((f.0[5], f.0[6]), (1.0, 0.0));
+        let f = Features::of("我们怎么部署", &ranked(&[3.0]));
+        assert_eq!(f.0[5], 1.0);
+        let f = Features::of("trace:\n  at x", &ranked(&[]));
+        assert_eq!((f.0[0], f.0[7]), (0.0, 1.0));
+    }
+
+    #[test]
+    fn a_stronger_match_needs_no_less() {
+        let weak = Features::of("deploy friday", &ranked(&[1.0, 0.9])).need();
+        let strong = Features::of("deploy friday", &ranked(&[12.0, 0.9])).need();
+        assert!(strong >= weak, "{weak} {strong}");
+    }
+}
