@@ -167,15 +167,7 @@ impl Evaluation {
             self.memories.iter().sum::<usize>()
         );
         if let (Some(min), Some(max)) = (self.memories.iter().min(), self.memories.iter().max()) {
-            let _ = write!(out, " ({min}–{max} a folder");
-            if *max > memdir_scan::MAX_MEMORY_FILES {
-                let _ = write!(
-                    out,
-                    "; a recall reads the newest {}",
-                    memdir_scan::MAX_MEMORY_FILES
-                );
-            }
-            out.push(')');
+            let _ = write!(out, " ({min}–{max} a folder)");
         }
         let _ = writeln!(
             out,
