@@ -44,6 +44,8 @@
 pub mod abstain;
 pub mod corpus;
 pub mod eval;
+pub mod index;
+mod indexed;
 mod local;
 mod select_model;
 mod tokenize;
@@ -125,6 +127,11 @@ pub struct RecallOptions<'a> {
     /// measures as the ranking before abstention. The model selector
     /// ignores it.
     pub abstain: bool,
+    /// The folder's persistent recall index ([`index`]), where the local
+    /// ranker reads every memory's terms without reading the files; `None`
+    /// scans the folder instead. An index that cannot be used (busy being
+    /// built, its folder not writable) falls back to the scan.
+    pub index: Option<&'a Path>,
 }
 
 impl Default for RecallOptions<'_> {
@@ -134,6 +141,7 @@ impl Default for RecallOptions<'_> {
             already_surfaced: HashSet::new(),
             selector: Selector::Local,
             abstain: true,
+            index: None,
         }
     }
 }
@@ -150,6 +158,10 @@ pub struct Recall {
     pub diagnostics: Vec<String>,
     /// Files the scan skipped or read with trouble.
     pub scan_diagnostics: Vec<memdir_scan::ScanDiagnostic>,
+    /// The recall index asks for a full reconciliation: a front end that
+    /// can should run one in the background (`memdir recall-index
+    /// refresh`), as the prompt hook does.
+    pub index_refresh_due: bool,
 }
 
 /// Errors of recall: only a memory folder that cannot be scanned at all, or
@@ -178,7 +190,9 @@ pub enum RelevanceError {
 
 /// Finds the memories `query` needs (SPEC R6.2): scan, drop what was
 /// already surfaced, select, at most [`MAX_RELEVANT`]. A memory folder that
-/// does not exist yet holds no memories and is not an error.
+/// does not exist yet holds no memories and is not an error. With
+/// [`RecallOptions::index`], the local ranker reads the index instead of
+/// scanning (SPEC R6.6).
 pub fn find_relevant_memories(
     query: &str,
     memory_dir: &Path,
@@ -186,6 +200,15 @@ pub fn find_relevant_memories(
     options: &RecallOptions<'_>,
 ) -> Result<Recall, RelevanceError> {
     let mut diagnostics = Vec::new();
+    if let (Some(db), Selector::Local) = (options.index, options.selector)
+        && memory_dir.is_dir()
+    {
+        match indexed::select(query, memory_dir, db, options) {
+            Ok(recall) => return Ok(recall),
+            Err(index::IndexError::Busy { .. }) => {}
+            Err(e) => diagnostics.push(format!("{e}; scanned the folder instead")),
+        }
+    }
     let scan = match scan_memory_dir(
         memory_dir,
         &ScanOptions {
@@ -201,6 +224,7 @@ pub fn find_relevant_memories(
                 selector: SelectorUsed::Local,
                 diagnostics,
                 scan_diagnostics: Vec::new(),
+                index_refresh_due: false,
             });
         }
         Err(e) => return Err(e.into()),
@@ -260,6 +284,7 @@ pub fn find_relevant_memories(
         selector,
         diagnostics,
         scan_diagnostics,
+        index_refresh_due: false,
     })
 }
 

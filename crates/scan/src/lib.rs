@@ -12,6 +12,8 @@
 //! - [`MemoryHeader`] — what a scan knows of a memory. Its time is the
 //!   memory's effective time (SPEC R2.5): the `modified` its frontmatter
 //!   records, in either frontmatter shape, else the file's mtime.
+//! - [`read_memory_files`] — the same read of named files, each with its
+//!   [`FileStamp`] (size, mtime, inode): what a recall index keeps.
 //! - [`format_manifest`] — one line per memory:
 //!   `- [type] filename (ISO-8601 UTC time): description`.
 //!
@@ -44,7 +46,7 @@ use camino::Utf8PathBuf;
 
 pub use cancel::CancelToken;
 pub use manifest::{format_manifest, iso_utc};
-pub use walk::scan_memory_dir;
+pub use walk::{is_memory_name, read_memory_files, scan_memory_dir};
 
 use memdir_memtypes::MemoryType;
 
@@ -89,6 +91,41 @@ pub struct MemoryHeader {
     pub supersedes: Vec<String>,
     /// The memory that replaced this one (frontmatter `supersededBy:`).
     pub superseded_by: Option<String>,
+}
+
+/// The identity of a memory file as read: what changes when it is
+/// rewritten. A replaced file (the atomic writes of memdir and most
+/// editors) has a new inode; one written in place a new size or mtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FileStamp {
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Its inode number (0 where the platform has none).
+    pub ino: u64,
+}
+
+impl FileStamp {
+    /// The stamp of a file from its metadata.
+    #[must_use]
+    pub fn of(meta: &std::fs::Metadata) -> Self {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_nanos()).ok())
+            .unwrap_or(0);
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        FileStamp {
+            size: meta.len(),
+            mtime_ns,
+            ino,
+        }
+    }
 }
 
 /// Options of a scan.

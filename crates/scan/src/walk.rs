@@ -11,8 +11,8 @@ use memdir_memtypes::{ENTRYPOINT_NAME, effective_time_ms, not_a_file, parse_memo
 
 use crate::open::Folders;
 use crate::{
-    CancelToken, DiagnosticKind, MAX_HEAD_BYTES, MemoryHeader, Scan, ScanDiagnostic, ScanError,
-    ScanOptions,
+    CancelToken, DiagnosticKind, FileStamp, MAX_HEAD_BYTES, MemoryHeader, Scan, ScanDiagnostic,
+    ScanError, ScanOptions,
 };
 
 /// A memory file found by the walk.
@@ -149,7 +149,7 @@ impl Reader<'_> {
                     cancelled = true;
                     break;
                 }
-                headers.extend(self.read_header(c, &mut diagnostics));
+                headers.extend(self.read_header(c, &mut diagnostics).map(|(h, _)| h));
             }
             (headers, diagnostics, cancelled)
         };
@@ -325,11 +325,13 @@ impl Scan {
     }
 }
 
+/// Whether a file of this name is a memory: `*.md`, except `MEMORY.md`.
 #[allow(
     clippy::case_sensitive_file_extension_comparisons,
     reason = "memory files are `*.md` exactly, as the reference agent globs them"
 )]
-fn is_memory_name(name: &str) -> bool {
+#[must_use]
+pub fn is_memory_name(name: &str) -> bool {
     name.len() > 3 && name.ends_with(".md") && name != ENTRYPOINT_NAME
 }
 
@@ -366,7 +368,7 @@ impl Reader<'_> {
         &self,
         c: Candidate,
         diagnostics: &mut Vec<ScanDiagnostic>,
-    ) -> Option<MemoryHeader> {
+    ) -> Option<(MemoryHeader, FileStamp)> {
         let (folders, max_lines) = (self.folders, self.max_lines);
         let name = c.filename.rsplit('/').next().unwrap_or(&c.filename);
         let mut file = match folders.open(c.folder, name, c.path.as_std_path()) {
@@ -396,6 +398,7 @@ impl Reader<'_> {
             diagnostics.push(not_a_file_diagnostic(c.path.into_std_path_buf(), kind));
             return None;
         }
+        let stamp = FileStamp::of(&meta);
         let mtime_ms = match meta.modified() {
             Ok(t) => unix_millis(t),
             Err(e) => {
@@ -430,18 +433,91 @@ impl Reader<'_> {
                 });
             }
         }
-        Some(MemoryHeader {
-            filename: c.filename,
-            file_path: c.path,
-            mtime_ms: effective_time_ms(parsed.modified, mtime_ms, self.now_ms),
-            name: parsed.header.name,
-            description: parsed.header.description,
-            memory_type: parsed.header.memory_type,
-            body_head: parsed.body,
-            supersedes: parsed.supersedes,
-            superseded_by: parsed.superseded_by,
-        })
+        Some((
+            MemoryHeader {
+                filename: c.filename,
+                file_path: c.path,
+                mtime_ms: effective_time_ms(parsed.modified, mtime_ms, self.now_ms),
+                name: parsed.header.name,
+                description: parsed.header.description,
+                memory_type: parsed.header.memory_type,
+                body_head: parsed.body,
+                supersedes: parsed.supersedes,
+                superseded_by: parsed.superseded_by,
+            },
+            stamp,
+        ))
     }
+}
+
+/// Reads the headers of some memory files of the folder `dir`, named by
+/// their paths relative to it (`/`-separated), as a scan reads them, with
+/// the identity of each file as it was read; on several threads when there
+/// are many. A file that cannot be read is a diagnostic (a vanished one is
+/// [`DiagnosticKind::Vanished`]), in the order given. What a persistent
+/// recall index uses to bring single memories up to date.
+#[must_use]
+pub fn read_memory_files(
+    dir: &Path,
+    filenames: &[String],
+    now_ms: i64,
+) -> Vec<Result<(MemoryHeader, FileStamp), ScanDiagnostic>> {
+    let Some(root) = Utf8Path::from_path(dir) else {
+        return filenames
+            .iter()
+            .map(|f| {
+                Err(ScanDiagnostic {
+                    path: dir.join(f),
+                    kind: DiagnosticKind::NonUtf8Name,
+                })
+            })
+            .collect();
+    };
+    let folders = Folders::default();
+    let cancel = CancelToken::new();
+    let reader = Reader {
+        folders: &folders,
+        max_lines: crate::FRONTMATTER_MAX_LINES,
+        now_ms,
+        cancel: &cancel,
+    };
+    let read_one = |filename: &String| {
+        let mut diagnostics = Vec::new();
+        let c = Candidate {
+            filename: filename.clone(),
+            path: root.join(filename),
+            folder: usize::MAX,
+        };
+        let path = c.path.clone().into_std_path_buf();
+        // A frontmatter diagnostic does not keep the memory out.
+        match reader.read_header(c, &mut diagnostics) {
+            Some(found) => Ok(found),
+            None => Err(diagnostics.pop().unwrap_or(ScanDiagnostic {
+                path,
+                kind: DiagnosticKind::Vanished,
+            })),
+        }
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(4);
+    if workers < 2 || filenames.len() < PARALLEL_THRESHOLD {
+        return filenames.iter().map(read_one).collect();
+    }
+    let per = filenames.len().div_ceil(workers);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = filenames
+            .chunks(per)
+            .map(|chunk| s.spawn(|| chunk.iter().map(read_one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// Reads the first `max_lines` lines of a file whose size is `len`: one
@@ -502,7 +578,9 @@ mod tests {
         };
         let folders = Folders::default();
         (
-            reader(&folders, &CancelToken::new()).read_header(c, &mut diags),
+            reader(&folders, &CancelToken::new())
+                .read_header(c, &mut diags)
+                .map(|(h, _)| h),
             diags,
         )
     }

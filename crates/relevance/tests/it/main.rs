@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, reason = "a failing test should fail loudly")]
 
 mod eval;
+mod index;
 mod model;
 mod recall;
 

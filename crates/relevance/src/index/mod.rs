@@ -1,0 +1,1527 @@
+//! The persistent recall index of one memory folder (SPEC R6.6): what the
+//! local ranker needs of every memory, kept between requests so that a
+//! recall reads a query's postings instead of every file.
+//!
+//! # What it holds
+//!
+//! One SQLite database per memory folder (`team/` included), under
+//! `<base>/memdir/recall/`:
+//!
+//! - `docs`: each memory's file name, identity ([`FileStamp`]: size, mtime,
+//!   inode), a SHA-256 of what was indexed, its time, header fields and
+//!   the length of each field in terms;
+//! - `base`: the postings of every term as one compact blob per term
+//!   (written by a build or a compaction), and `dead`: memories of the
+//!   blobs that have since changed or gone;
+//! - `fresh`: one row per term and memory for the memories indexed since
+//!   (a change rewrites a few rows, not the blobs of every term it holds);
+//! - `links`: the `supersedes:` / `supersededBy:` of the memories that
+//!   have them; `dirs`: each directory's mtime as last listed.
+//!
+//! SQLite, not a file format of this crate's own: it gives atomic
+//! transactions (a writer killed at any point leaves the previous state),
+//! readers that never wait for a writer (WAL), and point reads of one
+//! term's blob. FTS5 is not used: the ranker needs each field's counts
+//! and this crate's tokenizer (CJK bigrams, stemming), which FTS5's BM25
+//! does not give. `docs/benchmarks.md` has the measurements.
+//!
+//! # How it stays current
+//!
+//! Every recall reconciles the index before it ranks ([`Depth::Recall`]):
+//!
+//! - each directory is stat'ed; one whose mtime changed is listed again.
+//!   A listing gives every entry's inode without a stat, so a memory
+//!   added, removed or replaced (memdir's writes and most editors replace
+//!   a file) is found at the next recall, whoever wrote it;
+//! - a bounded sweep stat's the next [`SWEEP_PER_RECALL`] memories in name
+//!   order, which finds a file rewritten in place (same inode, same
+//!   directory mtime);
+//! - the memories a recall is about to return are read again, so a memory
+//!   deleted or changed since the index last saw it is never returned as
+//!   it was.
+//!
+//! memdir's own writers also bring the memories they wrote up to date
+//! ([`RecallIndex::update_files`]). A full reconciliation
+//! ([`Depth::Full`]: every directory listed, every memory stat'ed, the
+//! segments compacted) is what `memdir recall-index refresh` runs, in the
+//! background when the prompt hook asks for it ([`RecallIndex::refresh_due`]).
+//!
+//! What may be stale, and for how long: a memory rewritten *in place* by
+//! another program, at the same size, keeps ranking on its old text until
+//! the sweep reaches it — at the next recall in a folder of up to
+//! [`SWEEP_PER_RECALL`] memories, within `⌈n / SWEEP_PER_RECALL⌉` recalls
+//! in a larger one, or at the next background refresh, whichever comes
+//! first. Nothing else is: new, removed and replaced files are seen at the
+//! next recall, and a returned memory is always read as it is now.
+//!
+//! # A cache
+//!
+//! Deleting, truncating or damaging the database loses nothing: a recall
+//! that finds it unreadable removes it, builds it again and says so once
+//! ([`RecallIndex::notes`]). A writer killed mid-update leaves the last
+//! committed state, which the next reconciliation corrects.
+
+mod listing;
+mod postings;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use memdir_memtypes::MemoryType;
+use memdir_scan::{FileStamp, MemoryHeader, read_memory_files};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
+use sha2::{Digest, Sha256};
+
+use crate::corpus::{Corpus, DocId, DocText, FIELDS, FieldCounts, count_terms};
+use crate::local::{Scored, score_query};
+use listing::{DirListing, Root, child, parent, stable_ns};
+use postings::Posting;
+
+/// How many memories a recall's sweep stat's to find files rewritten in
+/// place; about a millisecond.
+pub const SWEEP_PER_RECALL: usize = 1000;
+
+/// The version of the database layout; another version is rebuilt.
+const SCHEMA_VERSION: i32 = 1;
+
+/// How long a recall waits for another process's write to the index
+/// before it ranks on the index as it is.
+const BUSY_WAIT: Duration = Duration::from_millis(250);
+
+/// Above this many memories indexed or removed since the last compaction,
+/// a background refresh is due.
+const COMPACT_AFTER: i64 = 512;
+
+/// A background refresh is due when the last one started longer ago than
+/// this and the sweep has not covered the folder since.
+const REFRESH_INTERVAL_MS: i64 = 10_000;
+
+/// Errors of the recall index. Recall never fails because of one: it
+/// ranks from a scan of the folder instead.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// The database cannot be opened, read or written.
+    #[error("recall index {}: {source}", path.display())]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The folder that holds the database cannot be created.
+    #[error("cannot create the recall index folder {}", path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The memory folder cannot be listed.
+    #[error("cannot list memory folder {}", path.display())]
+    MemoryFolder {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another process is writing the index, and it has never been built.
+    #[error("recall index {} is being built by another process", path.display())]
+    Busy {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database holds something this version cannot read.
+    #[error("recall index {} is damaged", path.display())]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+    },
+}
+
+impl IndexError {
+    /// Whether the database itself is damaged: it is then removed and
+    /// built again.
+    fn is_damage(&self) -> bool {
+        match self {
+            IndexError::Damaged { .. } => true,
+            IndexError::Database { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+            ),
+            _ => false,
+        }
+    }
+}
+
+/// How much a reconciliation checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// What a recall does: changed directories listed again, a bounded
+    /// sweep of file stamps.
+    Recall,
+    /// Everything: every directory listed, every memory stat'ed, the
+    /// segments compacted.
+    Full,
+}
+
+/// Progress of a build: memories read of those found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Memories read so far.
+    pub done: usize,
+    /// Memories found.
+    pub total: usize,
+}
+
+/// What a reconciliation changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reconciled {
+    /// The index was built from nothing (new, damaged, or asked for).
+    pub built: bool,
+    /// Memories indexed that were not.
+    pub added: usize,
+    /// Memories indexed again because they changed.
+    pub updated: usize,
+    /// Memories removed from the index.
+    pub removed: usize,
+    /// Directories listed.
+    pub listed: usize,
+    /// Memories whose stamp was checked.
+    pub swept: usize,
+    /// The segments were merged into one.
+    pub compacted: bool,
+    /// Another process was writing the index: it was used as it was.
+    pub busy: bool,
+}
+
+/// What `memdir recall-index status` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IndexStatus {
+    /// The database file.
+    pub path: PathBuf,
+    /// The memory folder it indexes.
+    pub folder: PathBuf,
+    /// Memories indexed.
+    pub memories: usize,
+    /// Directories it watches.
+    pub folders: usize,
+    /// Memories indexed or removed since the last compaction.
+    pub pending: usize,
+    /// Bytes on disk (database and write-ahead log).
+    pub bytes: u64,
+    /// When the last complete sweep started (every memory stat'ed since),
+    /// milliseconds since the Unix epoch.
+    pub swept_ms: Option<i64>,
+}
+
+/// A memory as the index knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedMemory {
+    /// Its number in the index.
+    pub id: DocId,
+    /// Its path relative to the memory folder.
+    pub filename: String,
+    /// Its time (SPEC R2.5), milliseconds since the Unix epoch.
+    pub time_ms: i64,
+    /// Its identity when it was indexed (an mtime of `-1`: too recent to
+    /// trust when it was indexed).
+    pub stamp: FileStamp,
+    hash: Vec<u8>,
+}
+
+impl IndexedMemory {
+    /// Whether a memory as read now (`header`, `stamp`) is what was
+    /// indexed: the same identity, or, when its time was too recent to
+    /// trust, the same text.
+    #[must_use]
+    pub fn is_current(&self, header: &MemoryHeader, stamp: FileStamp) -> bool {
+        if self.stamp.mtime_ns != -1 {
+            return self.stamp == stamp;
+        }
+        self.stamp.size == stamp.size
+            && self.stamp.ino == stamp.ino
+            && self.hash == content_hash(header)
+    }
+}
+
+/// The recall index of one memory folder, open.
+pub struct RecallIndex {
+    conn: Connection,
+    db: PathBuf,
+    folder: PathBuf,
+    notes: Vec<String>,
+}
+
+impl std::fmt::Debug for RecallIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecallIndex")
+            .field("db", &self.db)
+            .field("folder", &self.folder)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Now, in nanoseconds since the Unix epoch.
+pub(crate) fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_nanos()).ok())
+        .unwrap_or(0)
+}
+
+pub(crate) fn now_ms() -> i64 {
+    now_ns() / 1_000_000
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dirs(rel TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS docs(
+    id INTEGER PRIMARY KEY,
+    filename TEXT NOT NULL UNIQUE,
+    dir TEXT NOT NULL,
+    ino INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash BLOB NOT NULL,
+    time_ms INTEGER NOT NULL,
+    l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL,
+    in_base INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_dir ON docs(dir);
+CREATE TABLE IF NOT EXISTS dead(id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS base(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fresh(
+    term TEXT NOT NULL, doc INTEGER NOT NULL,
+    c0 INTEGER NOT NULL, c1 INTEGER NOT NULL, c2 INTEGER NOT NULL, c3 INTEGER NOT NULL,
+    PRIMARY KEY(term, doc)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS fresh_doc ON fresh(doc);
+CREATE TABLE IF NOT EXISTS links(doc INTEGER PRIMARY KEY, supersedes TEXT NOT NULL, superseded_by TEXT);
+";
+
+/// The totals of the indexed memories, kept in `meta`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Totals {
+    n: i64,
+    lens: [i64; FIELDS],
+}
+
+const TOTAL_KEYS: [&str; 5] = ["n", "len0", "len1", "len2", "len3"];
+
+impl RecallIndex {
+    /// Opens (or creates) the index `db` of the memory folder `folder`. A
+    /// database that is unreadable, of another layout version or of
+    /// another folder is removed and made anew, with a note saying so
+    /// ([`RecallIndex::notes`]). Nothing is indexed yet: call
+    /// [`RecallIndex::reconcile`].
+    pub fn open(db: &Path, folder: &Path) -> Result<RecallIndex, IndexError> {
+        if let Some(dir) = db.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| IndexError::Folder {
+                path: dir.to_owned(),
+                source,
+            })?;
+        }
+        let mut notes = Vec::new();
+        let conn = match Self::connect(db, folder) {
+            Ok(Some(conn)) => conn,
+            Ok(None) => {
+                notes.push(format!(
+                    "recall index {} was made by another version or for another folder; rebuilt",
+                    db.display()
+                ));
+                remove_database(db);
+                Self::connect(db, folder)?.ok_or_else(|| IndexError::Damaged {
+                    path: db.to_owned(),
+                })?
+            }
+            Err(e) if e.is_damage() => {
+                notes.push(format!(
+                    "recall index {} was unreadable ({e}); rebuilt",
+                    db.display()
+                ));
+                remove_database(db);
+                Self::connect(db, folder)?.ok_or_else(|| IndexError::Damaged {
+                    path: db.to_owned(),
+                })?
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(RecallIndex {
+            conn,
+            db: db.to_owned(),
+            folder: folder.to_owned(),
+            notes,
+        })
+    }
+
+    /// Opens the database and checks it is this version's and this
+    /// folder's: `None` when it is not.
+    fn connect(db: &Path, folder: &Path) -> Result<Option<Connection>, IndexError> {
+        let fail = |source| IndexError::Database {
+            path: db.to_owned(),
+            source,
+        };
+        let conn = Connection::open(db).map_err(fail)?;
+        conn.busy_timeout(BUSY_WAIT).map_err(fail)?;
+        let version: i32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(fail)?;
+        let folder_text = folder.to_string_lossy();
+        if version == 0 {
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .map_err(fail)?;
+            let tx = conn.unchecked_transaction().map_err(fail)?;
+            tx.execute_batch(SCHEMA).map_err(fail)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('folder', ?1)",
+                [&*folder_text],
+            )
+            .map_err(fail)?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(fail)?;
+            tx.commit().map_err(fail)?;
+        } else if version != SCHEMA_VERSION {
+            return Ok(None);
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(fail)?;
+        let stored: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key = 'folder'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(fail)?;
+        if stored.as_deref() != Some(&*folder_text) {
+            return Ok(None);
+        }
+        Ok(Some(conn))
+    }
+
+    /// What happened to the database that a user should hear of once (it
+    /// was unreadable and was rebuilt), one line each.
+    #[must_use]
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The database file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.db
+    }
+
+    fn fail(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
+        |source| IndexError::Database {
+            path: self.db.clone(),
+            source,
+        }
+    }
+
+    /// Runs `f`, and when it finds the database damaged, removes it, opens
+    /// it anew (with a note) and runs `f` once more.
+    fn healing<T>(
+        &mut self,
+        mut f: impl FnMut(&mut Self) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        match f(self) {
+            Err(e) if e.is_damage() => {
+                self.notes.push(format!(
+                    "recall index {} was unreadable ({e}); rebuilt",
+                    self.db.display()
+                ));
+                // Close the damaged database before removing it.
+                let fresh = Connection::open_in_memory().map_err(self.fail())?;
+                drop(std::mem::replace(&mut self.conn, fresh));
+                remove_database(&self.db);
+                self.conn =
+                    Self::connect(&self.db, &self.folder)?.ok_or_else(|| IndexError::Damaged {
+                        path: self.db.clone(),
+                    })?;
+                f(self)
+            }
+            other => other,
+        }
+    }
+
+    /// Brings the index up to date with the folder, as deep as asked; a
+    /// new index is built, with `progress` called as memories are read.
+    /// When another process is writing the index, a recall's
+    /// reconciliation is skipped ([`Reconciled::busy`]) unless the index
+    /// was never built ([`IndexError::Busy`]).
+    pub fn reconcile(
+        &mut self,
+        depth: Depth,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Reconciled, IndexError> {
+        self.healing(|index| index.reconcile_once(depth, progress))
+    }
+
+    /// Builds the index again from nothing, with `progress` called as
+    /// memories are read.
+    pub fn rebuild(
+        &mut self,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Reconciled, IndexError> {
+        self.healing(|index| index.build(progress))
+    }
+
+    fn reconcile_once(
+        &mut self,
+        depth: Depth,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Reconciled, IndexError> {
+        let fail = self.fail();
+        let dirs: Vec<(String, i64)> = {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT rel, mtime_ns FROM dirs")
+                .map_err(&fail)?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(&fail)?
+                .collect::<Result<_, _>>()
+                .map_err(&fail)?
+        };
+        drop(fail);
+        if dirs.is_empty() {
+            return self.build(progress);
+        }
+        let folder = self.folder.clone();
+        let root = Root::new(&folder);
+        let now = now_ns();
+        // Look at the directories before taking the write lock: most
+        // recalls find nothing changed.
+        let mut changed: Vec<(String, Option<DirListing>)> = Vec::new();
+        for (rel, stored) in &dirs {
+            let current = std::fs::metadata(root.join(rel))
+                .ok()
+                .filter(std::fs::Metadata::is_dir)
+                .map(|m| FileStamp::of(&m).mtime_ns);
+            match current {
+                None => changed.push((rel.clone(), None)),
+                Some(m) if depth == Depth::Full || m != *stored || *stored == -1 => {
+                    let listing = match root.list(rel, now) {
+                        Ok(listing) => Some(listing),
+                        Err(e) if rel.is_empty() && e.kind() != std::io::ErrorKind::NotFound => {
+                            return Err(IndexError::MemoryFolder {
+                                path: self.folder.clone(),
+                                source: e,
+                            });
+                        }
+                        Err(_) => None,
+                    };
+                    changed.push((rel.clone(), listing));
+                }
+                Some(_) => {}
+            }
+        }
+        let Some(mut writer) = Writer::begin(self, false)? else {
+            return Ok(Reconciled {
+                busy: true,
+                ..Reconciled::default()
+            });
+        };
+        writer.report.listed = changed.len();
+        let mut to_read: Vec<String> = Vec::new();
+        for (rel, listing) in changed {
+            writer.apply_listing(&root, &rel, listing, now, &mut to_read)?;
+        }
+        let sweep = match depth {
+            Depth::Recall => SWEEP_PER_RECALL,
+            Depth::Full => usize::MAX,
+        };
+        writer.sweep(&root, sweep, &mut to_read)?;
+        writer.read_and_apply(&folder, to_read, &mut |_| {})?;
+        if depth == Depth::Full && writer.pending > 0 {
+            writer.compact()?;
+        }
+        writer.commit()
+    }
+
+    /// Lists the whole folder, reads every memory and writes the index
+    /// anew, as one transaction.
+    fn build(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<Reconciled, IndexError> {
+        let folder = self.folder.clone();
+        let root = Root::new(&folder);
+        let now = now_ns();
+        let mut dirs: Vec<(String, i64)> = Vec::new();
+        let mut files: Vec<String> = Vec::new();
+        let mut stack = vec![String::new()];
+        while let Some(rel) = stack.pop() {
+            let listing = match root.list(&rel, now) {
+                Ok(listing) => listing,
+                Err(e) if rel.is_empty() => {
+                    return Err(IndexError::MemoryFolder {
+                        path: self.folder.clone(),
+                        source: e,
+                    });
+                }
+                Err(_) => continue,
+            };
+            dirs.push((rel.clone(), listing.mtime_ns));
+            files.extend(listing.files.iter().map(|(name, _)| child(&rel, name)));
+            stack.extend(listing.dirs.iter().map(|d| child(&rel, d)));
+        }
+        files.sort();
+        let read = read_in_chunks(&folder, &files, progress);
+        let Some(mut writer) = Writer::begin(self, true)? else {
+            return Err(IndexError::Busy {
+                path: self.db.clone(),
+            });
+        };
+        writer.clear()?;
+        writer.report.built = true;
+        writer.report.listed = dirs.len();
+        for (rel, mtime) in &dirs {
+            writer.set_dir(rel, *mtime)?;
+        }
+        // Every memory straight into the base segment: the postings of each
+        // term gathered in memory, one blob per term.
+        let mut by_term: HashMap<String, Vec<Posting>> = HashMap::new();
+        let mut id: DocId = 0;
+        for (header, stamp) in read.into_iter().flatten() {
+            id += 1;
+            let (lens, counts) = terms_of(&header);
+            writer.insert_doc(id, &header, stamp, &lens, true, now)?;
+            for (term, counts) in counts {
+                by_term.entry(term).or_default().push(Posting {
+                    doc: id,
+                    counts,
+                    lens,
+                });
+            }
+            writer.report.added += 1;
+        }
+        writer.write_base(by_term)?;
+        writer.commit()
+    }
+
+    /// Brings the named memories (folder-relative) up to date: what
+    /// memdir's own writers call after they write, so that the next recall
+    /// has nothing to find. A file that no longer exists is removed.
+    pub fn update_files(&mut self, filenames: &[String]) -> Result<Reconciled, IndexError> {
+        self.healing(|index| {
+            let folder = index.folder.clone();
+            let Some(mut writer) = Writer::begin(index, true)? else {
+                return Err(IndexError::Busy {
+                    path: index.db.clone(),
+                });
+            };
+            writer.read_and_apply(&folder, filenames.to_vec(), &mut |_| {})?;
+            writer.commit()
+        })
+    }
+
+    /// Ranks `query` over every indexed memory, before thresholds: the
+    /// same scores [`crate::score_query`] gives over the same memories,
+    /// each [`crate::Ranked::index`] an [`IndexedMemory::id`].
+    pub fn score(&mut self, query: &str) -> Result<Scored, IndexError> {
+        self.healing(|index| {
+            let corpus = QueryCorpus::load(index, query)?;
+            Ok(score_query(&corpus, query))
+        })
+    }
+
+    /// The indexed memory numbered `id`, if any.
+    pub fn memory(&self, id: DocId) -> Result<Option<IndexedMemory>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT filename, time_ms, size, mtime_ns, ino, hash FROM docs WHERE id = ?1",
+            )
+            .map_err(self.fail())?;
+        stmt.query_row([id], |r| {
+            Ok(IndexedMemory {
+                id,
+                filename: r.get(0)?,
+                time_ms: r.get(1)?,
+                stamp: FileStamp {
+                    size: r.get::<_, i64>(2)?.try_into().unwrap_or(0),
+                    mtime_ns: r.get(3)?,
+                    ino: r.get::<_, i64>(4)?.cast_unsigned(),
+                },
+                hash: r.get(5)?,
+            })
+        })
+        .optional()
+        .map_err(self.fail())
+    }
+
+    /// The memories another replaced, each with its replacement, from the
+    /// `supersedes:` and `supersededBy:` of the indexed memories.
+    pub fn superseded(&self) -> Result<BTreeMap<String, String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT d.filename, l.supersedes, l.superseded_by FROM links l JOIN docs d ON d.id = l.doc",
+            )
+            .map_err(self.fail())?;
+        let rows: Vec<(String, String, Option<String>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(self.fail())?
+            .collect::<Result<_, _>>()
+            .map_err(self.fail())?;
+        Ok(memdir_memtypes::superseded_map(rows.iter().map(
+            |(file, supersedes, by)| {
+                (
+                    file.as_str(),
+                    supersedes
+                        .split('\n')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                    by.clone(),
+                )
+            },
+        )))
+    }
+
+    /// Whether a background refresh ([`Depth::Full`]) is worth starting:
+    /// the sweep has not covered the folder recently, or many memories
+    /// changed since the last compaction; and no refresh started in the
+    /// last ten seconds.
+    pub fn refresh_due(&self) -> Result<bool, IndexError> {
+        let meta = |key: &str| -> Result<i64, IndexError> {
+            Ok(self
+                .conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .optional()
+                .map_err(self.fail())?
+                .unwrap_or(0))
+        };
+        let now = now_ms();
+        if now - meta("refresh_started_ms")? < REFRESH_INTERVAL_MS {
+            return Ok(false);
+        }
+        let pending = meta("pending")?;
+        Ok(pending >= COMPACT_AFTER || now - meta("swept_ms")? > REFRESH_INTERVAL_MS)
+    }
+
+    /// Records that a background refresh starts now, so that others are
+    /// not started for a while.
+    pub fn mark_refresh_started(&self) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('refresh_started_ms', ?1)",
+                [now_ms()],
+            )
+            .map(drop)
+            .map_err(self.fail())
+    }
+
+    /// What the index holds.
+    pub fn status(&self) -> Result<IndexStatus, IndexError> {
+        let count = |sql: &str| -> Result<usize, IndexError> {
+            self.conn
+                .query_row(sql, [], |r| r.get::<_, i64>(0))
+                .map(|n| usize::try_from(n).unwrap_or(0))
+                .map_err(self.fail())
+        };
+        let swept_ms = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'swept_ms'", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .optional()
+            .map_err(self.fail())?;
+        let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+        let mut wal = self.db.clone().into_os_string();
+        wal.push("-wal");
+        Ok(IndexStatus {
+            path: self.db.clone(),
+            folder: self.folder.clone(),
+            memories: count("SELECT count(*) FROM docs")?,
+            folders: count("SELECT count(*) FROM dirs")?,
+            pending: count("SELECT coalesce((SELECT value FROM meta WHERE key = 'pending'), 0)")?,
+            bytes: size(&self.db) + size(Path::new(&wal)),
+            swept_ms,
+        })
+    }
+}
+
+/// Removes a database and its companion files; a cache, so a failure to
+/// remove is only a failure to rebuild later.
+fn remove_database(db: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut path = db.as_os_str().to_owned();
+        path.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(path));
+    }
+}
+
+/// Reads `files`, calling `progress` every few hundred.
+fn read_in_chunks(
+    folder: &Path,
+    files: &[String],
+    progress: &mut dyn FnMut(Progress),
+) -> Vec<Option<(MemoryHeader, FileStamp)>> {
+    const CHUNK: usize = 512;
+    let now = now_ms();
+    let mut out = Vec::with_capacity(files.len());
+    progress(Progress {
+        done: 0,
+        total: files.len(),
+    });
+    for chunk in files.chunks(CHUNK) {
+        out.extend(
+            read_memory_files(folder, chunk, now)
+                .into_iter()
+                .map(Result::ok),
+        );
+        progress(Progress {
+            done: out.len(),
+            total: files.len(),
+        });
+    }
+    out
+}
+
+/// A memory's field lengths and the counts of each of its terms.
+fn terms_of(header: &MemoryHeader) -> (FieldCounts, HashMap<String, FieldCounts>) {
+    let mut counts: HashMap<String, FieldCounts> = HashMap::new();
+    let lens = count_terms(&DocText::of_header(header), |term, field| {
+        let c = counts.entry(term.to_owned()).or_default();
+        c[field as usize] = c[field as usize].saturating_add(1);
+    });
+    (lens, counts)
+}
+
+/// What of a memory's text the index depends on: equal hashes, equal
+/// postings.
+fn content_hash(h: &MemoryHeader) -> Vec<u8> {
+    let mut hasher = Sha256::new();
+    for part in [
+        h.name.as_deref().unwrap_or("\u{0}none"),
+        h.description.as_deref().unwrap_or("\u{0}none"),
+        h.memory_type.map_or("\u{0}none", MemoryType::as_str),
+        &h.body_head,
+        &h.supersedes.join("\n"),
+        h.superseded_by.as_deref().unwrap_or("\u{0}none"),
+    ] {
+        hasher.update(part.len().to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher.finalize().to_vec()
+}
+
+/// One write transaction on the index, with the totals it keeps.
+struct Writer<'a> {
+    tx: rusqlite::Transaction<'a>,
+    db: &'a Path,
+    totals: Totals,
+    pending: i64,
+    report: Reconciled,
+}
+
+impl<'a> Writer<'a> {
+    /// Begins a write; `None` when another process holds the index for
+    /// longer than [`BUSY_WAIT`] (unless `wait`, which waits as long as
+    /// SQLite's timeout allows and reports a failure as an error).
+    fn begin(index: &'a mut RecallIndex, wait: bool) -> Result<Option<Writer<'a>>, IndexError> {
+        let db: &'a Path = &index.db;
+        let fail = |source| IndexError::Database {
+            path: db.to_owned(),
+            source,
+        };
+        if wait {
+            index
+                .conn
+                .busy_timeout(Duration::from_secs(30))
+                .map_err(fail)?;
+        }
+        let tx = index
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate);
+        let tx = match tx {
+            Ok(tx) => tx,
+            Err(e) if !wait && e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => {
+                return Ok(None);
+            }
+            Err(e) => return Err(fail(e)),
+        };
+        let mut totals = Totals::default();
+        let mut pending = 0;
+        {
+            let mut stmt = tx
+                .prepare_cached("SELECT key, value FROM meta WHERE key IN ('n','len0','len1','len2','len3','pending')")
+                .map_err(fail)?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(fail)?;
+            for row in rows {
+                let (key, value) = row.map_err(fail)?;
+                match key.as_str() {
+                    "n" => totals.n = value,
+                    "len0" => totals.lens[0] = value,
+                    "len1" => totals.lens[1] = value,
+                    "len2" => totals.lens[2] = value,
+                    "len3" => totals.lens[3] = value,
+                    _ => pending = value,
+                }
+            }
+        }
+        Ok(Some(Writer {
+            tx,
+            db,
+            totals,
+            pending,
+            report: Reconciled::default(),
+        }))
+    }
+
+    fn fail(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
+        |source| IndexError::Database {
+            path: self.db.to_owned(),
+            source,
+        }
+    }
+
+    fn commit(self) -> Result<Reconciled, IndexError> {
+        let fail = |source| IndexError::Database {
+            path: self.db.to_owned(),
+            source,
+        };
+        {
+            let mut stmt = self
+                .tx
+                .prepare_cached("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")
+                .map_err(fail)?;
+            let values = [
+                self.totals.n,
+                self.totals.lens[0],
+                self.totals.lens[1],
+                self.totals.lens[2],
+                self.totals.lens[3],
+            ];
+            for (key, value) in TOTAL_KEYS.iter().zip(values) {
+                stmt.execute(params![key, value]).map_err(fail)?;
+            }
+            stmt.execute(params!["pending", self.pending])
+                .map_err(fail)?;
+        }
+        self.tx.commit().map_err(fail)?;
+        Ok(self.report)
+    }
+
+    /// Empties every table but `meta`'s identity.
+    fn clear(&mut self) -> Result<(), IndexError> {
+        self.tx
+            .execute_batch(
+                "DELETE FROM dirs; DELETE FROM docs; DELETE FROM dead; DELETE FROM base;
+                 DELETE FROM fresh; DELETE FROM links;
+                 DELETE FROM meta WHERE key NOT IN ('folder', 'refresh_started_ms');",
+            )
+            .map_err(self.fail())?;
+        self.totals = Totals::default();
+        self.pending = 0;
+        Ok(())
+    }
+
+    fn set_dir(&self, rel: &str, mtime_ns: i64) -> Result<(), IndexError> {
+        self.tx
+            .prepare_cached("INSERT OR REPLACE INTO dirs(rel, mtime_ns) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![rel, mtime_ns]))
+            .map(drop)
+            .map_err(self.fail())
+    }
+
+    /// Takes a directory's new listing (`None`: it is gone): memories
+    /// added or replaced go to `to_read`, those gone are removed, new
+    /// subdirectories are listed in full.
+    fn apply_listing(
+        &mut self,
+        root: &Root<'_>,
+        rel: &str,
+        listing: Option<DirListing>,
+        now: i64,
+        to_read: &mut Vec<String>,
+    ) -> Result<(), IndexError> {
+        let fail = self.fail();
+        let Some(listing) = listing else {
+            // The directory is gone: everything below it with it.
+            let prefix = if rel.is_empty() {
+                String::new()
+            } else {
+                format!("{rel}/")
+            };
+            let ids: Vec<i64> = {
+                let mut stmt = self
+                    .tx
+                    .prepare_cached(
+                        "SELECT id FROM docs WHERE dir = ?1 OR substr(dir, 1, length(?2)) = ?2",
+                    )
+                    .map_err(&fail)?;
+                stmt.query_map(params![rel, prefix], |r| r.get(0))
+                    .map_err(&fail)?
+                    .collect::<Result<_, _>>()
+                    .map_err(&fail)?
+            };
+            self.tx
+                .execute(
+                    "DELETE FROM dirs WHERE rel = ?1 OR substr(rel, 1, length(?2)) = ?2",
+                    params![rel, prefix],
+                )
+                .map_err(&fail)?;
+            drop(fail);
+            for id in ids {
+                self.remove_doc(id)?;
+            }
+            return Ok(());
+        };
+        let stored: HashMap<String, (i64, i64)> = {
+            let mut stmt = self
+                .tx
+                .prepare_cached("SELECT filename, id, ino FROM docs WHERE dir = ?1")
+                .map_err(&fail)?;
+            stmt.query_map([rel], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+                .map_err(&fail)?
+                .collect::<Result<_, _>>()
+                .map_err(&fail)?
+        };
+        let known_dirs: HashSet<String> = {
+            let mut stmt = self
+                .tx
+                .prepare_cached("SELECT rel FROM dirs")
+                .map_err(&fail)?;
+            stmt.query_map([], |r| r.get(0))
+                .map_err(&fail)?
+                .collect::<Result<_, _>>()
+                .map_err(&fail)?
+        };
+        drop(fail);
+        let mut listed: HashSet<String> = HashSet::with_capacity(listing.files.len());
+        for (name, ino) in &listing.files {
+            let filename = child(rel, name);
+            match stored.get(&filename) {
+                Some(&(_, stored_ino)) if stored_ino.cast_unsigned() == *ino => {}
+                _ => to_read.push(filename.clone()),
+            }
+            listed.insert(filename);
+        }
+        for (filename, (id, _)) in &stored {
+            if !listed.contains(filename) {
+                self.remove_doc(*id)?;
+            }
+        }
+        // Subdirectories: new ones listed in full, vanished ones removed.
+        let listed_dirs: HashSet<String> = listing.dirs.iter().map(|d| child(rel, d)).collect();
+        for sub in known_dirs.iter().filter(|d| is_child_dir(rel, d)) {
+            if !listed_dirs.contains(sub) {
+                self.apply_listing(root, sub, None, now, to_read)?;
+            }
+        }
+        for sub in &listed_dirs {
+            if !known_dirs.contains(sub) {
+                let listing = root.list(sub, now).ok();
+                if listing.is_some() {
+                    self.report.listed += 1;
+                }
+                self.apply_listing(root, sub, listing, now, to_read)?;
+            }
+        }
+        self.set_dir(rel, listing.mtime_ns)
+    }
+
+    /// Stat's up to `limit` memories after the sweep's cursor, in name
+    /// order: those gone are removed, those changed go to `to_read`.
+    fn sweep(
+        &mut self,
+        root: &Root<'_>,
+        limit: usize,
+        to_read: &mut Vec<String>,
+    ) -> Result<(), IndexError> {
+        let (cursor, started, rows) = {
+            let fail = self.fail();
+            let meta_text = |key: &str| -> Result<Option<String>, IndexError> {
+                self.tx
+                    .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                    .optional()
+                    .map_err(&fail)
+            };
+            let cursor = meta_text("sweep_cursor")?.unwrap_or_default();
+            let started: i64 = self
+                .tx
+                .query_row(
+                    "SELECT value FROM meta WHERE key = 'sweep_started_ms'",
+                    [],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(&fail)?
+                .unwrap_or_else(now_ms);
+            let mut stmt = self
+                .tx
+                .prepare_cached(
+                    "SELECT id, filename, size, mtime_ns, ino FROM docs WHERE filename > ?1 ORDER BY filename LIMIT ?2",
+                )
+                .map_err(&fail)?;
+            let rows: Vec<(i64, String, i64, i64, i64)> = stmt
+                .query_map(
+                    params![cursor, i64::try_from(limit).unwrap_or(i64::MAX)],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                )
+                .map_err(&fail)?
+                .collect::<Result<_, _>>()
+                .map_err(&fail)?;
+            (cursor, started, rows)
+        };
+        let wrapped = rows.len() < limit;
+        let queued: HashSet<String> = to_read.iter().cloned().collect();
+        let mut last = cursor;
+        for (id, filename, size, mtime_ns, ino) in rows {
+            self.report.swept += 1;
+            match std::fs::metadata(root.join(&filename)) {
+                Ok(meta) if meta.is_file() => {
+                    let now = FileStamp::of(&meta);
+                    let same = i64::try_from(now.size).ok() == Some(size)
+                        && now.mtime_ns == mtime_ns
+                        && now.ino.cast_signed() == ino;
+                    if !same && !queued.contains(&filename) {
+                        to_read.push(filename.clone());
+                    }
+                }
+                _ => self.remove_doc(id)?,
+            }
+            last = filename;
+        }
+        let mut stmt = self
+            .tx
+            .prepare_cached("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")
+            .map_err(self.fail())?;
+        let set = |stmt: &mut rusqlite::CachedStatement<'_>, key: &str, value: &str| {
+            stmt.execute(params![key, value]).map(drop)
+        };
+        if wrapped {
+            // Every memory has been stat'ed since `started`.
+            set(&mut stmt, "sweep_cursor", "").map_err(self.fail())?;
+            stmt.execute(params!["swept_ms", started])
+                .map_err(self.fail())?;
+            stmt.execute(params!["sweep_started_ms", now_ms()])
+                .map_err(self.fail())?;
+        } else {
+            set(&mut stmt, "sweep_cursor", &last).map_err(self.fail())?;
+            stmt.execute(params!["sweep_started_ms", started])
+                .map_err(self.fail())?;
+        }
+        Ok(())
+    }
+
+    /// Reads `files` and indexes what changed; removes those that cannot
+    /// be read as memories.
+    fn read_and_apply(
+        &mut self,
+        folder: &Path,
+        mut files: Vec<String>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), IndexError> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        files.sort();
+        files.dedup();
+        let now = now_ns();
+        let read = read_in_chunks(folder, &files, progress);
+        for (filename, read) in files.iter().zip(read) {
+            let existing: Option<(i64, Vec<u8>)> = self
+                .tx
+                .prepare_cached("SELECT id, hash FROM docs WHERE filename = ?1")
+                .and_then(|mut s| {
+                    s.query_row([filename], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()
+                })
+                .map_err(self.fail())?;
+            match (read, existing) {
+                (None, None) => {}
+                (None, Some((id, _))) => self.remove_doc(id)?,
+                (Some((header, stamp)), Some((id, hash))) if hash == content_hash(&header) => {
+                    // Touched, not changed: a new stamp and time only.
+                    let mtime = stable_ns(stamp.mtime_ns, now);
+                    self.tx
+                        .prepare_cached(
+                            "UPDATE docs SET ino = ?2, size = ?3, mtime_ns = ?4, time_ms = ?5 WHERE id = ?1",
+                        )
+                        .and_then(|mut s| {
+                            s.execute(params![
+                                id,
+                                stamp.ino.cast_signed(),
+                                i64::try_from(stamp.size).unwrap_or(i64::MAX),
+                                mtime,
+                                header.mtime_ms
+                            ])
+                        })
+                        .map_err(self.fail())?;
+                }
+                (Some((header, stamp)), existing) => {
+                    if let Some((id, _)) = existing {
+                        self.remove_doc(id)?;
+                        self.report.updated += 1;
+                    } else {
+                        self.report.added += 1;
+                    }
+                    self.add_fresh(&header, stamp, now)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Indexes a memory in the fresh segment, under a new number.
+    fn add_fresh(
+        &mut self,
+        header: &MemoryHeader,
+        stamp: FileStamp,
+        now: i64,
+    ) -> Result<(), IndexError> {
+        let (lens, counts) = terms_of(header);
+        let next: i64 = self
+            .tx
+            .query_row("SELECT coalesce(max(id), 0) + 1 FROM docs", [], |r| {
+                r.get(0)
+            })
+            .map_err(self.fail())?;
+        // Numbers are never reused while the base segment may hold them.
+        let floor: i64 = self
+            .tx
+            .query_row(
+                "SELECT coalesce((SELECT value FROM meta WHERE key = 'next_id'), 1)",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(self.fail())?;
+        let id = next.max(floor);
+        self.tx
+            .execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('next_id', ?1)",
+                [id + 1],
+            )
+            .map_err(self.fail())?;
+        let id = DocId::try_from(id).map_err(|_| IndexError::Damaged {
+            path: self.db.to_owned(),
+        })?;
+        self.insert_doc(id, header, stamp, &lens, false, now)?;
+        let mut stmt = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO fresh(term, doc, c0, c1, c2, c3) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .map_err(self.fail())?;
+        for (term, c) in counts {
+            stmt.execute(params![term, id, c[0], c[1], c[2], c[3]])
+                .map_err(self.fail())?;
+        }
+        self.pending += 1;
+        Ok(())
+    }
+
+    /// Writes a memory's row and its links, and counts it in the totals.
+    fn insert_doc(
+        &mut self,
+        id: DocId,
+        header: &MemoryHeader,
+        stamp: FileStamp,
+        lens: &FieldCounts,
+        in_base: bool,
+        now: i64,
+    ) -> Result<(), IndexError> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO docs(id, filename, dir, ino, size, mtime_ns, hash, time_ms, l0, l1, l2, l3, in_base)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    id,
+                    header.filename,
+                    parent(&header.filename),
+                    stamp.ino.cast_signed(),
+                    i64::try_from(stamp.size).unwrap_or(i64::MAX),
+                    stable_ns(stamp.mtime_ns, now),
+                    content_hash(header),
+                    header.mtime_ms,
+                    lens[0],
+                    lens[1],
+                    lens[2],
+                    lens[3],
+                    in_base,
+                ])
+            })
+            .map_err(self.fail())?;
+        if !header.supersedes.is_empty() || header.superseded_by.is_some() {
+            self.tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO links(doc, supersedes, superseded_by) VALUES (?1, ?2, ?3)",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        id,
+                        header.supersedes.join("\n"),
+                        header.superseded_by
+                    ])
+                })
+                .map_err(self.fail())?;
+        }
+        self.totals.n += 1;
+        for (total, len) in self.totals.lens.iter_mut().zip(lens) {
+            *total += i64::from(*len);
+        }
+        Ok(())
+    }
+
+    /// Removes a memory: its row, links and fresh postings; a memory of the
+    /// base segment is marked dead until the next compaction.
+    fn remove_doc(&mut self, id: i64) -> Result<(), IndexError> {
+        let fail = self.fail();
+        let row: Option<(bool, [i64; FIELDS])> = self
+            .tx
+            .prepare_cached("SELECT in_base, l0, l1, l2, l3 FROM docs WHERE id = ?1")
+            .and_then(|mut s| {
+                s.query_row([id], |r| {
+                    Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?]))
+                })
+                .optional()
+            })
+            .map_err(&fail)?;
+        let Some((in_base, lens)) = row else {
+            return Ok(());
+        };
+        for sql in [
+            "DELETE FROM docs WHERE id = ?1",
+            "DELETE FROM links WHERE doc = ?1",
+            "DELETE FROM fresh WHERE doc = ?1",
+        ] {
+            self.tx
+                .prepare_cached(sql)
+                .and_then(|mut s| s.execute([id]))
+                .map_err(&fail)?;
+        }
+        if in_base {
+            self.tx
+                .prepare_cached("INSERT OR IGNORE INTO dead(id) VALUES (?1)")
+                .and_then(|mut s| s.execute([id]))
+                .map_err(&fail)?;
+        }
+        drop(fail);
+        self.totals.n -= 1;
+        for (total, len) in self.totals.lens.iter_mut().zip(lens) {
+            *total -= len;
+        }
+        self.pending += 1;
+        self.report.removed += 1;
+        Ok(())
+    }
+
+    /// Writes the base segment: one blob per term.
+    fn write_base(&mut self, by_term: HashMap<String, Vec<Posting>>) -> Result<(), IndexError> {
+        let mut terms: Vec<(String, Vec<Posting>)> = by_term.into_iter().collect();
+        // In key order: appends to the table's tree rather than inserts
+        // all over it.
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut stmt = self
+            .tx
+            .prepare_cached("INSERT OR REPLACE INTO base(term, data) VALUES (?1, ?2)")
+            .map_err(self.fail())?;
+        for (term, mut list) in terms {
+            list.sort_by_key(|p| p.doc);
+            stmt.execute(params![term, postings::encode(&list)])
+                .map_err(self.fail())?;
+        }
+        Ok(())
+    }
+
+    /// Merges the fresh segment into the base one and drops the dead:
+    /// every blob is read and written again.
+    fn compact(&mut self) -> Result<(), IndexError> {
+        let fail = self.fail();
+        let dead: HashSet<DocId> = {
+            let mut stmt = self.tx.prepare("SELECT id FROM dead").map_err(&fail)?;
+            stmt.query_map([], |r| r.get(0))
+                .map_err(&fail)?
+                .collect::<Result<_, _>>()
+                .map_err(&fail)?
+        };
+        let mut by_term: HashMap<String, Vec<Posting>> = HashMap::new();
+        {
+            let mut stmt = self
+                .tx
+                .prepare("SELECT term, data FROM base")
+                .map_err(&fail)?;
+            let mut rows = stmt.query([]).map_err(&fail)?;
+            while let Some(row) = rows.next().map_err(&fail)? {
+                let term: String = row.get(0).map_err(&fail)?;
+                let data: Vec<u8> = row.get(1).map_err(&fail)?;
+                let mut list = Vec::new();
+                postings::decode(&data, |p| {
+                    if !dead.contains(&p.doc) {
+                        list.push(p);
+                    }
+                })
+                .ok_or_else(|| IndexError::Damaged {
+                    path: self.db.to_owned(),
+                })?;
+                by_term.insert(term, list);
+            }
+            let mut stmt = self
+                .tx
+                .prepare(
+                    "SELECT f.term, f.doc, f.c0, f.c1, f.c2, f.c3, d.l0, d.l1, d.l2, d.l3
+                     FROM fresh f JOIN docs d ON d.id = f.doc",
+                )
+                .map_err(&fail)?;
+            let mut rows = stmt.query([]).map_err(&fail)?;
+            while let Some(row) = rows.next().map_err(&fail)? {
+                let get = |i| row.get::<_, u32>(i).map_err(&fail);
+                let term: String = row.get(0).map_err(&fail)?;
+                by_term.entry(term).or_default().push(Posting {
+                    doc: get(1)?,
+                    counts: [get(2)?, get(3)?, get(4)?, get(5)?],
+                    lens: [get(6)?, get(7)?, get(8)?, get(9)?],
+                });
+            }
+        }
+        self.tx
+            .execute_batch(
+                "DELETE FROM base; DELETE FROM fresh; DELETE FROM dead; UPDATE docs SET in_base = 1;",
+            )
+            .map_err(&fail)?;
+        drop(fail);
+        by_term.retain(|_, list| !list.is_empty());
+        self.write_base(by_term)?;
+        self.pending = 0;
+        self.report.compacted = true;
+        Ok(())
+    }
+}
+
+/// Whether `dir` is a direct subdirectory of `rel`.
+fn is_child_dir(rel: &str, dir: &str) -> bool {
+    if dir.is_empty() {
+        return false;
+    }
+    if rel.is_empty() {
+        !dir.contains('/')
+    } else {
+        dir.strip_prefix(rel)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|rest| !rest.contains('/'))
+    }
+}
+
+/// The postings of one query's terms, read from the index: a [`Corpus`]
+/// over every indexed memory for that query.
+struct QueryCorpus {
+    n: usize,
+    totals: [u64; FIELDS],
+    postings: HashMap<String, Vec<(DocId, FieldCounts)>>,
+    lens: HashMap<DocId, FieldCounts>,
+}
+
+impl QueryCorpus {
+    fn load(index: &RecallIndex, query: &str) -> Result<QueryCorpus, IndexError> {
+        let fail = index.fail();
+        let conn = &index.conn;
+        let mut totals = [0u64; FIELDS];
+        let mut n = 0;
+        {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT key, value FROM meta WHERE key IN ('n','len0','len1','len2','len3')",
+                )
+                .map_err(&fail)?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(&fail)?;
+            for row in rows {
+                let (key, value) = row.map_err(&fail)?;
+                let value = u64::try_from(value).unwrap_or(0);
+                match key.as_str() {
+                    "n" => n = usize::try_from(value).unwrap_or(usize::MAX),
+                    "len0" => totals[0] = value,
+                    "len1" => totals[1] = value,
+                    "len2" => totals[2] = value,
+                    _ => totals[3] = value,
+                }
+            }
+        }
+        let dead: HashSet<DocId> = {
+            let mut stmt = conn.prepare_cached("SELECT id FROM dead").map_err(&fail)?;
+            stmt.query_map([], |r| r.get(0))
+                .map_err(&fail)?
+                .collect::<Result<_, _>>()
+                .map_err(&fail)?
+        };
+        let mut terms = crate::tokenize::tokenize(query);
+        terms.sort();
+        terms.dedup();
+        let mut postings = HashMap::with_capacity(terms.len());
+        let mut lens: HashMap<DocId, FieldCounts> = HashMap::new();
+        let mut base = conn
+            .prepare_cached("SELECT data FROM base WHERE term = ?1")
+            .map_err(&fail)?;
+        let mut fresh = conn
+            .prepare_cached(
+                "SELECT f.doc, f.c0, f.c1, f.c2, f.c3, d.l0, d.l1, d.l2, d.l3
+                 FROM fresh f JOIN docs d ON d.id = f.doc WHERE f.term = ?1",
+            )
+            .map_err(&fail)?;
+        for term in terms {
+            let mut list: Vec<(DocId, FieldCounts)> = Vec::new();
+            let blob: Option<Vec<u8>> = base
+                .query_row([&term], |r| r.get(0))
+                .optional()
+                .map_err(&fail)?;
+            if let Some(blob) = blob {
+                postings::decode(&blob, |p| {
+                    if dead.is_empty() || !dead.contains(&p.doc) {
+                        list.push((p.doc, p.counts));
+                        lens.insert(p.doc, p.lens);
+                    }
+                })
+                .ok_or_else(|| IndexError::Damaged {
+                    path: index.db.clone(),
+                })?;
+            }
+            let mut rows = fresh.query([&term]).map_err(&fail)?;
+            while let Some(row) = rows.next().map_err(&fail)? {
+                let get = |i| row.get::<_, u32>(i).map_err(&fail);
+                let doc = get(0)?;
+                list.push((doc, [get(1)?, get(2)?, get(3)?, get(4)?]));
+                lens.insert(doc, [get(5)?, get(6)?, get(7)?, get(8)?]);
+            }
+            postings.insert(term, list);
+        }
+        Ok(QueryCorpus {
+            n,
+            totals,
+            postings,
+            lens,
+        })
+    }
+}
+
+impl Corpus for QueryCorpus {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn total_lens(&self) -> [u64; FIELDS] {
+        self.totals
+    }
+
+    fn lens(&self, doc: DocId) -> FieldCounts {
+        self.lens.get(&doc).copied().unwrap_or_default()
+    }
+
+    fn postings(&self, term: &str) -> std::borrow::Cow<'_, [(DocId, FieldCounts)]> {
+        std::borrow::Cow::Borrowed(self.postings.get(term).map_or(&[][..], Vec::as_slice))
+    }
+}

@@ -1,0 +1,126 @@
+//! Recall through the persistent index: reconcile, rank every memory,
+//! then read again the few about to be returned, so that what is returned
+//! is the memory as it is now.
+
+use std::path::Path;
+
+use memdir_scan::{MemoryHeader, read_memory_files};
+
+use crate::index::{Depth, IndexError, IndexedMemory, RecallIndex};
+use crate::{
+    MAX_RELEVANT, Ranked, Recall, RecallOptions, RelevantMemory, Scored, SelectorUsed, Thresholds,
+    apply_thresholds, is_redundant_tool_doc,
+};
+
+/// How many of the best-ranked memories are looked up before the
+/// thresholds: enough for what is already surfaced or superseded to be
+/// passed over.
+const LOOKED_UP: usize = 64;
+
+/// How often a recall ranks again after finding that a memory it was about
+/// to return changed under it.
+const ATTEMPTS: usize = 3;
+
+/// The local ranker's choice over every memory of `memory_dir`, through
+/// the index `db`.
+pub(crate) fn select(
+    query: &str,
+    memory_dir: &Path,
+    db: &Path,
+    options: &RecallOptions<'_>,
+) -> Result<Recall, IndexError> {
+    let mut index = RecallIndex::open(db, memory_dir)?;
+    let reconciled = index.reconcile(Depth::Recall, &mut |_| {})?;
+    let mut memories = Vec::new();
+    for attempt in 1..=ATTEMPTS {
+        let chosen = choose(&mut index, memory_dir, query, options)?;
+        let names: Vec<String> = chosen.iter().map(|(_, m)| m.filename.clone()).collect();
+        let read = read_memory_files(memory_dir, &names, crate::index::now_ms());
+        let mut stale = Vec::new();
+        let mut fresh: Vec<MemoryHeader> = Vec::new();
+        for ((_, indexed), read) in chosen.iter().zip(read) {
+            match read {
+                Ok((header, stamp)) if indexed.is_current(&header, stamp) => fresh.push(header),
+                _ => stale.push(indexed.filename.clone()),
+            }
+        }
+        if stale.is_empty() || attempt == ATTEMPTS {
+            memories = fresh
+                .into_iter()
+                .filter(|m| !is_redundant_tool_doc(m, &options.recent_tools))
+                .take(crate::MAX_RELEVANT)
+                .map(|m| RelevantMemory {
+                    path: m.file_path,
+                    filename: m.filename,
+                    mtime_ms: m.mtime_ms,
+                })
+                .collect();
+            break;
+        }
+        // A memory changed or went since the index saw it: bring those up
+        // to date and rank again.
+        index.update_files(&stale)?;
+    }
+    let index_refresh_due = reconciled.busy || index.refresh_due().unwrap_or(false);
+    Ok(Recall {
+        memories,
+        selector: SelectorUsed::Local,
+        diagnostics: index.notes().to_vec(),
+        scan_diagnostics: Vec::new(),
+        index_refresh_due,
+    })
+}
+
+/// The memories the thresholds keep, best first, without those already
+/// surfaced or superseded; a few more than [`MAX_RELEVANT`], for the
+/// recent-tool filter.
+fn choose(
+    index: &mut RecallIndex,
+    memory_dir: &Path,
+    query: &str,
+    options: &RecallOptions<'_>,
+) -> Result<Vec<(Ranked, IndexedMemory)>, IndexError> {
+    let scored = index.score(query)?;
+    let superseded = index.superseded()?;
+    let mut kept: Vec<(Ranked, IndexedMemory)> = Vec::new();
+    for r in &scored.ranked {
+        if kept.len() >= LOOKED_UP {
+            break;
+        }
+        let Some(m) = index.memory(u32::try_from(r.index).unwrap_or(u32::MAX))? else {
+            continue;
+        };
+        let surfaced = options.already_surfaced.contains(Path::new(&m.filename))
+            || options
+                .already_surfaced
+                .contains(&memory_dir.join(&m.filename));
+        if surfaced || superseded.contains_key(&m.filename) {
+            continue;
+        }
+        kept.push((*r, m));
+    }
+    // Ties go to the newer memory, then by name: a scan's order.
+    kept.sort_by(|(a, ma), (b, mb)| {
+        b.score
+            .total_cmp(&a.score)
+            .then(mb.time_ms.cmp(&ma.time_ms))
+            .then_with(|| ma.filename.cmp(&mb.filename))
+    });
+    let limit = MAX_RELEVANT * 3;
+    let filtered = Scored {
+        ranked: kept.iter().map(|(r, _)| *r).collect(),
+        known_share: scored.known_share,
+        terms: scored.terms,
+    };
+    let chosen = if options.abstain {
+        apply_thresholds(query, filtered, Thresholds::default(), limit)
+    } else {
+        filtered.ranked.into_iter().take(limit).collect()
+    };
+    let mut by_index: std::collections::HashMap<usize, IndexedMemory> =
+        kept.into_iter().map(|(r, m)| (r.index, m)).collect();
+    Ok(chosen
+        .into_iter()
+        .filter_map(|r| by_index.remove(&r.index).map(|m| (r, m)))
+        .collect())
+}

@@ -1,0 +1,313 @@
+//! The persistent recall index: the same choice as a scan, kept current as
+//! files change under it, and a cache that heals.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use memdir_relevance::index::{Depth, RecallIndex};
+use memdir_relevance::{LocalRanker, RecallOptions, find_relevant_memories};
+use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
+use proptest::prelude::*;
+
+use super::memory;
+
+fn coding_sets() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/recall/coding");
+    let mut sets: Vec<PathBuf> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("prompts.jsonl").is_file())
+        .collect();
+    sets.sort();
+    sets
+}
+
+fn recall(query: &str, dir: &Path, index: Option<&Path>, abstain: bool) -> Vec<String> {
+    let options = RecallOptions {
+        index,
+        abstain,
+        ..RecallOptions::default()
+    };
+    let recall = find_relevant_memories(query, dir, &CancelToken::new(), &options).unwrap();
+    assert!(
+        recall.diagnostics.is_empty(),
+        "{query}: {:?}",
+        recall.diagnostics
+    );
+    recall.memories.into_iter().map(|m| m.filename).collect()
+}
+
+#[test]
+fn recall_through_the_index_chooses_what_a_scan_chooses_on_the_coding_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut prompts = 0;
+    for set in coding_sets() {
+        let dir = set.join("memory");
+        let db = tmp.path().join(format!(
+            "{}.sqlite",
+            set.file_name().unwrap().to_string_lossy()
+        ));
+        let text = fs::read_to_string(set.join("prompts.jsonl")).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            let prompt = value["prompt"].as_str().unwrap();
+            for abstain in [true, false] {
+                assert_eq!(
+                    recall(prompt, &dir, Some(&db), abstain),
+                    recall(prompt, &dir, None, abstain),
+                    "{prompt:?} (abstain: {abstain})"
+                );
+            }
+            prompts += 1;
+        }
+    }
+    assert!(prompts >= 300, "{prompts} prompts");
+}
+
+#[test]
+fn a_memory_written_by_another_program_is_found_at_the_next_recall() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    fs::create_dir(&dir).unwrap();
+    let db = tmp.path().join("index.sqlite");
+    memory(
+        &dir,
+        "tabs.md",
+        "feedback",
+        "Indent with tabs in Go files",
+        "",
+    );
+    let q = "how do we deploy the billing service to staging";
+    assert!(recall(q, &dir, Some(&db), true).is_empty());
+
+    // A new file, as an agent's Write tool makes it.
+    memory(
+        &dir,
+        "deploy-billing.md",
+        "project",
+        "Deploy the billing service to staging with make ship-staging",
+        "",
+    );
+    assert_eq!(recall(q, &dir, Some(&db), true), ["deploy-billing.md"]);
+
+    // Rewritten in place: same inode, the folder's mtime untouched.
+    let path = dir.join("deploy-billing.md");
+    let ino = inode(&path);
+    {
+        use std::io::Write as _;
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(
+            b"---\nname: lunch\ndescription: Lunch is at noon on Fridays\ntype: user\n---\n",
+        )
+        .unwrap();
+    }
+    assert_eq!(inode(&path), ino);
+    assert_eq!(
+        recall(q, &dir, Some(&db), true),
+        recall(q, &dir, None, true)
+    );
+    assert_eq!(
+        recall("when is lunch on fridays", &dir, Some(&db), true),
+        ["deploy-billing.md"]
+    );
+
+    // Deleted: never returned again.
+    fs::remove_file(&path).unwrap();
+    assert!(recall("when is lunch on fridays", &dir, Some(&db), true).is_empty());
+
+    // A new subfolder, and one removed.
+    fs::create_dir(dir.join("team")).unwrap();
+    memory(
+        &dir.join("team"),
+        "oncall.md",
+        "project",
+        "The on-call rotation changes every Monday at 10:00",
+        "",
+    );
+    assert_eq!(
+        recall("who is on call this monday rotation", &dir, Some(&db), true),
+        ["team/oncall.md"]
+    );
+    fs::remove_dir_all(dir.join("team")).unwrap();
+    assert!(recall("who is on call this monday rotation", &dir, Some(&db), true).is_empty());
+}
+
+#[cfg(unix)]
+fn inode(path: &Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&fs::metadata(path).unwrap())
+}
+
+#[cfg(not(unix))]
+fn inode(_: &Path) -> u64 {
+    0
+}
+
+#[test]
+fn a_damaged_index_is_rebuilt_and_says_so_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    fs::create_dir(&dir).unwrap();
+    memory(
+        &dir,
+        "deploy.md",
+        "project",
+        "Never deploy on Fridays; ship with make ship",
+        "",
+    );
+    let db = tmp.path().join("index.sqlite");
+    let q = "how do we deploy this service";
+    assert_eq!(recall(q, &dir, Some(&db), true), ["deploy.md"]);
+    let len = fs::metadata(&db).unwrap().len();
+    let damages: [(bool, fn(&Path, u64)); 4] = [
+        (true, |db: &Path, _len: u64| {
+            fs::write(db, b"this is not a database").unwrap()
+        }),
+        (true, |db: &Path, len: u64| {
+            let f = fs::OpenOptions::new().write(true).open(db).unwrap();
+            f.set_len(len / 2).unwrap();
+        }),
+        (true, |db: &Path, _len: u64| {
+            // Garbage over every page after the first.
+            let mut bytes = fs::read(db).unwrap();
+            for b in bytes.iter_mut().skip(4096) {
+                *b = 0xA5;
+            }
+            fs::write(db, bytes).unwrap();
+        }),
+        (false, |db: &Path, _len: u64| fs::remove_file(db).unwrap()),
+    ];
+    for (damaged, damage) in damages {
+        // Close the write-ahead log into the file first, as after a crash
+        // nothing else may be holding it.
+        let _ = RecallIndex::open(&db, &dir).unwrap();
+        damage(&db, len);
+        let options = RecallOptions {
+            index: Some(&db),
+            ..RecallOptions::default()
+        };
+        let first = find_relevant_memories(q, &dir, &CancelToken::new(), &options).unwrap();
+        assert_eq!(first.memories.len(), 1, "{:?}", first.diagnostics);
+        assert_eq!(
+            first.diagnostics.iter().any(|d| d.contains("rebuilt")),
+            damaged,
+            "{:?}",
+            first.diagnostics
+        );
+        let second = find_relevant_memories(q, &dir, &CancelToken::new(), &options).unwrap();
+        assert_eq!(second.memories.len(), 1);
+        assert!(second.diagnostics.is_empty(), "{:?}", second.diagnostics);
+    }
+}
+
+/// A file of the generated folders: a few words from a small vocabulary,
+/// so that terms are shared and scores tie.
+fn words() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop::sample::select(vec![
+            "deploy",
+            "staging",
+            "billing",
+            "tabs",
+            "cache",
+            "redis",
+            "lint",
+            "release",
+            "部署",
+            "流程",
+            "テスト",
+            "monday",
+            "friday",
+            "docker",
+        ]),
+        1..6,
+    )
+    .prop_map(|w| w.join(" "))
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Write(usize, String, String),
+    Rewrite(usize, String),
+    Delete(usize),
+    Full,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0usize..12, words(), words()).prop_map(|(i, d, b)| Op::Write(i, d, b)),
+        2 => (0usize..12, words()).prop_map(|(i, d)| Op::Rewrite(i, d)),
+        2 => (0usize..12).prop_map(Op::Delete),
+        1 => Just(Op::Full),
+    ]
+}
+
+/// Every memory's score for `query`, by file name, from a fresh scan.
+fn scan_scores(dir: &Path, query: &str) -> BTreeMap<String, String> {
+    let scan = scan_memory_dir(
+        dir,
+        &ScanOptions {
+            max_files: usize::MAX,
+            ..ScanOptions::default()
+        },
+        &CancelToken::new(),
+    )
+    .unwrap();
+    LocalRanker::new(&scan.memories)
+        .score_all(query)
+        .into_iter()
+        .map(|r| {
+            (
+                scan.memories[r.index].filename.clone(),
+                format!("{:.9} {:.9}", r.score, r.coverage),
+            )
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever happens to the folder, and whichever segment holds a
+    /// memory, the index scores every memory as a fresh scan does.
+    #[test]
+    fn the_index_scores_as_a_fresh_scan_does(ops in proptest::collection::vec(op(), 1..25)) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("memory");
+        fs::create_dir(&dir).unwrap();
+        let db = tmp.path().join("index.sqlite");
+        let mut index = RecallIndex::open(&db, &dir).unwrap();
+        for op in ops {
+            match op {
+                Op::Write(i, d, b) => memory(&dir, &format!("m{i}.md"), "project", &d, &b),
+                Op::Rewrite(i, d) => {
+                    let path = dir.join(format!("m{i}.md"));
+                    if path.exists() {
+                        use std::io::Write as _;
+                        let mut f = fs::OpenOptions::new().write(true).truncate(true).open(&path).unwrap();
+                        write!(f, "---\nname: m{i}\ndescription: {d}\n---\n").unwrap();
+                    }
+                }
+                Op::Delete(i) => { let _ = fs::remove_file(dir.join(format!("m{i}.md"))); }
+                Op::Full => { index.reconcile(Depth::Full, &mut |_| {}).unwrap(); }
+            }
+            index.reconcile(Depth::Recall, &mut |_| {}).unwrap();
+            for query in ["deploy staging", "部署 billing", "テスト friday cache"] {
+                let scored = index.score(query).unwrap();
+                let got: BTreeMap<String, String> = scored
+                    .ranked
+                    .iter()
+                    .map(|r| {
+                        let m = index.memory(u32::try_from(r.index).unwrap()).unwrap().unwrap();
+                        (m.filename, format!("{:.9} {:.9}", r.score, r.coverage))
+                    })
+                    .collect();
+                prop_assert_eq!(got, scan_scores(&dir, query), "{}", query);
+            }
+        }
+    }
+}
