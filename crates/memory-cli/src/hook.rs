@@ -223,6 +223,25 @@ fn refresh_citations(project: &Project, global: &GlobalArgs, env: &Environment) 
     }
 }
 
+/// Starts `memdir recall-index refresh` in the background: a full
+/// reconciliation of the recall index (every memory stat'ed, segments
+/// merged), which a recall asks for when its bounded sweep has not covered
+/// the folder lately. A failure to start is only logged.
+fn refresh_recall_index(project: &Project, global: &GlobalArgs, env: &Environment) {
+    let started = self_command(project, global).and_then(|mut cmd| {
+        cmd.args(["recall-index", "refresh"])
+            .stdout(Stdio::null())
+            .stderr(log_stdio(env));
+        detach(&mut cmd);
+        cmd.spawn()
+            .map(drop)
+            .context("cannot start memdir recall-index refresh")
+    });
+    if let Err(e) = started {
+        log_line(env, HookEvent::UserPromptSubmit, &format!("{e:#}"));
+    }
+}
+
 /// The session notes as compaction injects them, from `memdir session
 /// compact-view`: one implementation of the cut.
 fn compact_view(project: &Project, global: &GlobalArgs, session: &str) -> anyhow::Result<String> {
@@ -274,6 +293,9 @@ fn user_prompt_submit(
     let given = project.recall_for_hook(session, prompt)?;
     if given.citation_refresh {
         refresh_citations(project, global, env);
+    }
+    if given.index_refresh {
+        refresh_recall_index(project, global, env);
     }
     if given.memories.is_empty() {
         return Ok(None);

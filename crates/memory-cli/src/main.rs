@@ -31,6 +31,7 @@ mod paths;
 mod persist;
 mod prompt;
 mod recall;
+mod recall_index;
 mod secrets;
 mod serve;
 mod session;
@@ -88,6 +89,11 @@ enum Command {
     /// Find the memories a request needs (offline by default), with their
     /// age and a staleness note for old ones.
     Recall(recall::RecallArgs),
+    /// The index recall ranks every memory through: its status, a full
+    /// refresh, a rebuild. It lives under <base>/memdir/recall/ and is a
+    /// cache: deleting it loses nothing.
+    #[command(subcommand, name = "recall-index")]
+    RecallIndex(recall_index::RecallIndexCommand),
     /// Check what memories cite about the project (paths, identifiers,
     /// flags) and record `verified:` in those whose citations all hold.
     Verify(verify::VerifyArgs),
@@ -194,6 +200,7 @@ fn main() -> ExitCode {
         Command::List => list::run(&cli.global),
         Command::Recall(args) => recall::run(args, &cli.global),
         Command::Verify(args) => verify::run(args, &cli.global),
+        Command::RecallIndex(cmd) => recall_index::run(cmd, &cli.global),
         Command::Prompt(args) => prompt::run(args, &cli.global),
         Command::Add(args) => add::run(args, &cli.global),
         Command::Import(args) => interop::run_import(args, &cli.global),

@@ -96,6 +96,9 @@ pub struct AgentRecall {
     /// The citation cache asks for a refresh: a front end that can should
     /// run [`Project::refresh_citation_cache`] in the background.
     pub citation_refresh: bool,
+    /// The recall index asks for a full reconciliation: a front end that
+    /// can should run [`Project::refresh_recall_index`] in the background.
+    pub index_refresh: bool,
 }
 
 impl Project {
@@ -106,6 +109,7 @@ impl Project {
     pub fn recall_for_agent(&self, request: &RecallRequest) -> Result<AgentRecall, OpsError> {
         let (recall, mut notes) = self.choose(request)?;
         notes.extend(recall.diagnostics);
+        let index_refresh = recall.index_refresh_due;
         let mut reads = Vec::with_capacity(recall.memories.len());
         if !recall.memories.is_empty() {
             let folder_path = self.folder(Scope::Private)?;
@@ -132,6 +136,7 @@ impl Project {
             selector: recall.selector,
             notes,
             citation_refresh,
+            index_refresh,
         })
     }
 

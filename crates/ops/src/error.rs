@@ -149,6 +149,9 @@ pub enum OpsError {
     /// Recall failed (the folder cannot be scanned).
     #[error(transparent)]
     Recall(#[from] memdir_relevance::RelevanceError),
+    /// The recall index cannot be opened, read or written.
+    #[error(transparent)]
+    RecallIndex(#[from] memdir_relevance::index::IndexError),
     /// No team server is configured.
     #[error("no team server is configured: set MEMDIR_TEAM_URL or teamMemory.url in your settings")]
     NoTeamServer,

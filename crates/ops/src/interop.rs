@@ -163,6 +163,8 @@ impl Project {
             Scope::Team => Repair::None,
         };
         let batch = lock.add_memories(&items, repair)?;
+        let written: Vec<&str> = items.iter().map(|(file, _, _)| *file).collect();
+        self.note_written(scope, &written);
         drop(lock);
         for repaired in &batch.repaired {
             log::info!(

@@ -117,6 +117,10 @@ pub use memdir_filepersist::{
 };
 pub use memdir_memtypes::{MemoryFileSource, MemoryType};
 pub use memdir_paths::{Environment, Resolution};
+pub use memdir_relevance::index::{
+    IndexStatus as RecallIndexStatus, Progress as RecallIndexProgress,
+    Reconciled as RecallIndexReport,
+};
 pub use memdir_relevance::{Recall, RelevantMemory, SelectorUsed};
 pub use memdir_session::{
     Trigger as SessionTrigger, TruncatedNotes, UpdateOutcome as SessionUpdateOutcome,

@@ -167,6 +167,9 @@ impl Project {
                 log::info!("{old} is superseded by {new}: it keeps its file, not its index line");
             }
         }
+        let mut written: Vec<&str> = vec![file.as_str()];
+        written.extend(old_files.iter().map(String::as_str));
+        self.note_written(scope, &written);
         drop(lock);
         for repaired in &added.repaired {
             log::info!(
@@ -259,6 +262,8 @@ impl Project {
         if next != index {
             lock.write(ENTRYPOINT_NAME, next.as_bytes())?;
         }
+        self.note_written(scope, &[file.as_str()]);
+        drop(lock);
         Ok(Saved {
             path: folder_path.join(&file),
             index_path: folder_path.join(ENTRYPOINT_NAME),
@@ -288,6 +293,8 @@ impl Project {
         if index_lines_removed > 0 {
             lock.write(ENTRYPOINT_NAME, next.as_bytes())?;
         }
+        self.note_written(scope, &[file.as_str()]);
+        drop(lock);
         Ok(Deleted {
             file_removed,
             index_lines_removed,

@@ -6,10 +6,11 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use memdir_model::{ModelClient, ModelConfig};
+use memdir_relevance::index::{Depth, IndexStatus, Progress, RecallIndex, Reconciled};
 use memdir_relevance::{Recall, RecallOptions, Selector, find_relevant_memories};
 use memdir_scan::CancelToken;
 
-use crate::{OpsError, Project};
+use crate::{OpsError, Project, Scope};
 
 /// Which selector a front end asks for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -58,6 +59,10 @@ pub struct RecallOutcome {
     /// should run [`Project::refresh_citation_cache`] in the background,
     /// as the hooks do with `memdir verify --cache-only`.
     pub citation_refresh: bool,
+    /// The recall index asks for a full reconciliation: a front end that
+    /// can should run [`Project::refresh_recall_index`] in the background,
+    /// as the prompt hook does with `memdir recall-index refresh`.
+    pub index_refresh: bool,
 }
 
 impl Project {
@@ -70,11 +75,13 @@ impl Project {
             .map(|m| m.path.as_std_path())
             .collect();
         let (citations, citation_refresh) = self.cited_notes(&files, request.citations_budget);
+        let index_refresh = recall.index_refresh_due;
         Ok(RecallOutcome {
             recall,
             notes,
             citations,
             citation_refresh,
+            index_refresh,
         })
     }
 
@@ -90,10 +97,12 @@ impl Project {
             SelectorChoice::Local => None,
             SelectorChoice::Model => self.model_client(&mut notes),
         };
+        let index = self.recall_index_kept().then(|| self.recall_index_path());
         let options = RecallOptions {
             recent_tools: request.recent_tools.clone(),
             already_surfaced: request.surfaced.clone(),
             selector: client.as_ref().map_or(Selector::Local, Selector::Model),
+            index: index.as_deref(),
             ..RecallOptions::default()
         };
         let folder = self.folder(crate::Scope::Private)?;
@@ -125,6 +134,103 @@ impl Project {
                 ));
                 None
             }
+        }
+    }
+}
+
+impl Project {
+    /// Where the recall index of the private memory folder (`team/`
+    /// included) is kept: `<base>/memdir/recall/<folder slug>.sqlite`.
+    #[must_use]
+    pub fn recall_index_path(&self) -> PathBuf {
+        let folder = self.folder(Scope::Private).map_or_else(
+            |_| self.resolution().base.to_string(),
+            |f| f.to_string(),
+        );
+        self.resolution()
+            .base
+            .as_std_path()
+            .join("memdir")
+            .join("recall")
+            .join(format!("{}.sqlite", memdir_paths::project_slug(&folder)))
+    }
+
+    /// Whether a recall index is kept: only under a base folder that
+    /// exists, since recall does not create the agent's configuration
+    /// folder. Without one, recall scans the folder.
+    fn recall_index_kept(&self) -> bool {
+        self.resolution().base.as_std_path().is_dir()
+    }
+
+    /// Opens the recall index of the private memory folder.
+    fn open_recall_index(&self) -> Result<RecallIndex, OpsError> {
+        let folder = self.folder(Scope::Private)?;
+        Ok(RecallIndex::open(
+            &self.recall_index_path(),
+            folder.as_std_path(),
+        )?)
+    }
+
+    /// Brings the recall index up to date with the whole folder: every
+    /// directory listed, every memory stat'ed, its segments merged
+    /// (`memdir recall-index refresh`, what the prompt hook starts in the
+    /// background); with `rebuild`, made anew from every file (`memdir
+    /// recall-index rebuild`). `progress` hears how many memories were read
+    /// when files are read in bulk.
+    pub fn refresh_recall_index(
+        &self,
+        rebuild: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(Reconciled, Vec<String>), OpsError> {
+        let mut index = self.open_recall_index()?;
+        if !rebuild {
+            index.mark_refresh_started()?;
+        }
+        let report = if rebuild {
+            index.rebuild(progress)?
+        } else {
+            index.reconcile(Depth::Full, progress)?
+        };
+        Ok((report, index.notes().to_vec()))
+    }
+
+    /// What the recall index holds, or `None` when there is none yet.
+    pub fn recall_index_status(&self) -> Result<Option<IndexStatus>, OpsError> {
+        if !self.recall_index_path().is_file() {
+            return Ok(None);
+        }
+        Ok(Some(self.open_recall_index()?.status()?))
+    }
+
+    /// Tells the recall index that memdir wrote `files` (relative to the
+    /// `scope` folder), so that the next recall finds them indexed. Called
+    /// by the writers under the folder's lock; a cache, so a failure is
+    /// only logged (the next recall's reconciliation finds the change).
+    pub(crate) fn note_written(&self, scope: Scope, files: &[&str]) {
+        if files.is_empty() || !self.recall_index_path().is_file() {
+            return;
+        }
+        let (Ok(root), Ok(folder)) = (self.folder(Scope::Private), self.folder(scope)) else {
+            return;
+        };
+        let Ok(prefix) = folder.strip_prefix(&root) else {
+            return;
+        };
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| {
+                if prefix.as_str().is_empty() {
+                    (*f).to_owned()
+                } else {
+                    format!("{prefix}/{f}")
+                }
+            })
+            .collect();
+        let updated = self
+            .open_recall_index()
+            .and_then(|mut index| Ok(index.update_files(&names)?));
+        if let Err(e) = updated {
+            log::debug!("the recall index was not updated: {e}");
         }
     }
 }

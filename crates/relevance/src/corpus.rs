@@ -189,6 +189,14 @@ impl MemCorpus {
     }
 }
 
+impl MemCorpus {
+    /// Every term with its postings, and each memory's field lengths.
+    pub(crate) fn into_parts(self) -> (Vec<(Box<str>, Vec<(DocId, FieldCounts)>)>, Vec<FieldCounts>) {
+        let terms = self.vocab.into_terms().into_iter().zip(self.postings).collect();
+        (terms, self.lens)
+    }
+}
+
 impl Corpus for MemCorpus {
     fn len(&self) -> usize {
         self.lens.len()

@@ -221,8 +221,21 @@ pub fn score_query(corpus: &impl Corpus, query: &str) -> Scored {
         .sum::<f64>()
         / as_f64(n))
     .max(1.0);
-    // Accumulate each memory's score and matched weight, term by term.
-    let mut acc: HashMap<DocId, (f64, f64, f64)> = HashMap::new();
+    // Accumulate each memory's score and matched weight, term by term: in
+    // a table by memory number when the query touches many memories (a
+    // common word in a large folder), else in a map.
+    let max_doc = postings
+        .iter()
+        .filter_map(|p| p.last().map(|&(d, _)| d as usize))
+        .max()
+        .unwrap_or(0);
+    let touched: usize = postings.iter().map(|p| p.len()).sum();
+    let mut dense: Vec<(f64, f64, f64)> = Vec::new();
+    let mut sparse: HashMap<DocId, (f64, f64, f64)> = HashMap::new();
+    let use_dense = touched.saturating_mul(8) >= max_doc;
+    if use_dense {
+        dense.resize(max_doc + 1, (0.0, 0.0, 0.0));
+    }
     for list in &postings {
         if list.is_empty() {
             continue;
@@ -232,7 +245,11 @@ pub fn score_query(corpus: &impl Corpus, query: &str) -> Scored {
             let tf = weighted(&counts);
             let len = weighted(&corpus.lens(doc));
             let norm = K1 * (1.0 - B + B * len / avg_len);
-            let entry = acc.entry(doc).or_default();
+            let entry = if use_dense {
+                &mut dense[doc as usize]
+            } else {
+                sparse.entry(doc).or_default()
+            };
             entry.0 += idf * tf * (K1 + 1.0) / (tf + norm);
             entry.1 += idf;
             if counts[..3].iter().any(|&c| c > 0) {
@@ -240,7 +257,17 @@ pub fn score_query(corpus: &impl Corpus, query: &str) -> Scored {
             }
         }
     }
-    let mut ranked: Vec<Ranked> = acc
+    let found: Vec<(DocId, (f64, f64, f64))> = if use_dense {
+        dense
+            .into_iter()
+            .enumerate()
+            .filter(|(_, e)| e.1 > 0.0)
+            .map(|(doc, e)| (DocId::try_from(doc).unwrap_or(DocId::MAX), e))
+            .collect()
+    } else {
+        sparse.into_iter().collect()
+    };
+    let mut ranked: Vec<Ranked> = found
         .into_iter()
         .filter(|(_, (score, _, _))| *score > 0.0)
         .map(|(doc, (score, matched, head))| Ranked {

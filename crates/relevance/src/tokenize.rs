@@ -337,6 +337,14 @@ impl Vocab {
         self.ids.len()
     }
 
+    /// Every known term, by id.
+    pub(crate) fn into_terms(self) -> Vec<Box<str>> {
+        let mut terms: Vec<(TermId, Box<str>)> =
+            self.ids.into_iter().map(|(t, id)| (id, t)).collect();
+        terms.sort_unstable_by_key(|(id, _)| *id);
+        terms.into_iter().map(|(_, t)| t).collect()
+    }
+
     /// The id of `term`, if known.
     pub(crate) fn get(&self, term: &str) -> Option<TermId> {
         self.ids.get(term).copied()

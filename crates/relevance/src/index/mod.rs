@@ -73,14 +73,14 @@ use memdir_scan::{FileStamp, MemoryHeader, read_memory_files};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 
-use crate::corpus::{Corpus, DocId, DocText, FIELDS, FieldCounts, count_terms};
+use crate::corpus::{Corpus, DocId, DocText, FIELDS, FieldCounts, MemCorpus, count_terms};
 use crate::local::{Scored, score_query};
 use listing::{DirListing, Root, child, parent, stable_ns};
 use postings::Posting;
 
 /// How many memories a recall's sweep stat's to find files rewritten in
-/// place; about a millisecond.
-pub const SWEEP_PER_RECALL: usize = 1000;
+/// place; a few hundred microseconds.
+pub const SWEEP_PER_RECALL: usize = 256;
 
 /// The version of the database layout; another version is rebuilt.
 const SCHEMA_VERSION: i32 = 1;
@@ -392,7 +392,11 @@ impl RecallIndex {
         } else if version != SCHEMA_VERSION {
             return Ok(None);
         }
-        conn.pragma_update(None, "synchronous", "NORMAL")
+        // A cache: a process killed mid-write leaves the last commit (the
+        // write-ahead log is still written in order); only an operating
+        // system crash could damage the file, and a damaged index is
+        // rebuilt. No fsync is worth a recall's time.
+        conn.pragma_update(None, "synchronous", "OFF")
             .map_err(fail)?;
         let stored: Option<String> = conn
             .query_row("SELECT value FROM meta WHERE key = 'folder'", [], |r| {
@@ -583,23 +587,34 @@ impl RecallIndex {
         for (rel, mtime) in &dirs {
             writer.set_dir(rel, *mtime)?;
         }
-        // Every memory straight into the base segment: the postings of each
-        // term gathered in memory, one blob per term.
-        let mut by_term: HashMap<String, Vec<Posting>> = HashMap::new();
-        let mut id: DocId = 0;
-        for (header, stamp) in read.into_iter().flatten() {
-            id += 1;
-            let (lens, counts) = terms_of(&header);
-            writer.insert_doc(id, &header, stamp, &lens, true, now)?;
-            for (term, counts) in counts {
-                by_term.entry(term).or_default().push(Posting {
-                    doc: id,
-                    counts,
-                    lens,
-                });
-            }
+        // Every memory straight into the base segment: the postings of every
+        // term gathered in memory (each distinct word stemmed once), one
+        // blob per term. Memory `i` of `headers` is number `i + 1`.
+        let headers: Vec<(MemoryHeader, FileStamp)> = read.into_iter().flatten().collect();
+        let corpus = MemCorpus::new(headers.iter().map(|(h, _)| DocText::of_header(h)));
+        let (terms, lens) = corpus.into_parts();
+        for (i, ((header, stamp), lens)) in headers.iter().zip(&lens).enumerate() {
+            let id = DocId::try_from(i + 1).map_err(|_| IndexError::Damaged {
+                path: writer.db.to_owned(),
+            })?;
+            writer.insert_doc(id, header, *stamp, lens, true, now)?;
             writer.report.added += 1;
         }
+        let by_term: HashMap<String, Vec<Posting>> = terms
+            .into_iter()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(term, list)| {
+                let list = list
+                    .into_iter()
+                    .map(|(doc, counts)| Posting {
+                        doc: doc + 1,
+                        counts,
+                        lens: lens[doc as usize],
+                    })
+                    .collect();
+                (term.into(), list)
+            })
+            .collect();
         writer.write_base(by_term)?;
         writer.commit()
     }
@@ -1422,7 +1437,18 @@ struct QueryCorpus {
     n: usize,
     totals: [u64; FIELDS],
     postings: HashMap<String, Vec<(DocId, FieldCounts)>>,
-    lens: HashMap<DocId, FieldCounts>,
+    /// Each memory's lengths, by number (numbers are dense: 1 to about
+    /// the number of memories, plus those indexed since a compaction).
+    lens: Vec<FieldCounts>,
+}
+
+/// Sets `lens[doc]`, growing the table as needed.
+fn set_lens(lens: &mut Vec<FieldCounts>, doc: DocId, value: FieldCounts) {
+    let at = doc as usize;
+    if at >= lens.len() {
+        lens.resize(at + 1, [0; FIELDS]);
+    }
+    lens[at] = value;
 }
 
 impl QueryCorpus {
@@ -1463,7 +1489,7 @@ impl QueryCorpus {
         terms.sort();
         terms.dedup();
         let mut postings = HashMap::with_capacity(terms.len());
-        let mut lens: HashMap<DocId, FieldCounts> = HashMap::new();
+        let mut lens: Vec<FieldCounts> = Vec::new();
         let mut base = conn
             .prepare_cached("SELECT data FROM base WHERE term = ?1")
             .map_err(&fail)?;
@@ -1483,7 +1509,7 @@ impl QueryCorpus {
                 postings::decode(&blob, |p| {
                     if dead.is_empty() || !dead.contains(&p.doc) {
                         list.push((p.doc, p.counts));
-                        lens.insert(p.doc, p.lens);
+                        set_lens(&mut lens, p.doc, p.lens);
                     }
                 })
                 .ok_or_else(|| IndexError::Damaged {
@@ -1495,7 +1521,10 @@ impl QueryCorpus {
                 let get = |i| row.get::<_, u32>(i).map_err(&fail);
                 let doc = get(0)?;
                 list.push((doc, [get(1)?, get(2)?, get(3)?, get(4)?]));
-                lens.insert(doc, [get(5)?, get(6)?, get(7)?, get(8)?]);
+                set_lens(&mut lens, doc, [get(5)?, get(6)?, get(7)?, get(8)?]);
+            }
+            if !list.is_sorted_by_key(|p| p.0) {
+                list.sort_by_key(|p| p.0);
             }
             postings.insert(term, list);
         }
@@ -1518,7 +1547,7 @@ impl Corpus for QueryCorpus {
     }
 
     fn lens(&self, doc: DocId) -> FieldCounts {
-        self.lens.get(&doc).copied().unwrap_or_default()
+        self.lens.get(doc as usize).copied().unwrap_or_default()
     }
 
     fn postings(&self, term: &str) -> std::borrow::Cow<'_, [(DocId, FieldCounts)]> {

@@ -163,9 +163,10 @@ fn a_damaged_index_is_rebuilt_and_says_so_once() {
     let q = "how do we deploy this service";
     assert_eq!(recall(q, &dir, Some(&db), true), ["deploy.md"]);
     let len = fs::metadata(&db).unwrap().len();
-    let damages: [(bool, fn(&Path, u64)); 4] = [
+    type Damage = fn(&Path, u64);
+    let damages: [(bool, Damage); 4] = [
         (true, |db: &Path, _len: u64| {
-            fs::write(db, b"this is not a database").unwrap()
+            fs::write(db, b"this is not a database").unwrap();
         }),
         (true, |db: &Path, len: u64| {
             let f = fs::OpenOptions::new().write(true).open(db).unwrap();
