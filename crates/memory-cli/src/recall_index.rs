@@ -14,26 +14,20 @@ use crate::output::{print, print_json};
 pub(crate) enum RecallIndexCommand {
     /// What the index holds: memories, folders watched, changes waiting
     /// for a merge, size, when every memory was last checked.
-    #[command(
-        after_help = "Example:\n  memdir recall-index status\n\n\
-        JSON: {path, folder, exists, memories?, folders?, pending?, bytes?, sweptMs?}"
-    )]
+    #[command(after_help = "Example:\n  memdir recall-index status\n\n\
+        JSON: {path, folder, exists, memories?, folders?, pending?, bytes?, sweptMs?}")]
     Status,
     /// Check the whole folder now: list every directory, stat every
     /// memory, index what changed, merge the segments. The prompt hook
     /// runs this in the background when a recall asks for it.
-    #[command(
-        after_help = "Example:\n  memdir recall-index refresh\n\n\
-        JSON: {built, added, updated, removed, listed, swept, compacted}"
-    )]
+    #[command(after_help = "Example:\n  memdir recall-index refresh\n\n\
+        JSON: {built, added, updated, removed, listed, swept, compacted}")]
     Refresh,
     /// Make the index anew from every memory file, with progress on a
     /// terminal. Never needed for correctness: a missing or damaged index
     /// is rebuilt by the next recall.
-    #[command(
-        after_help = "Example:\n  memdir recall-index rebuild\n\n\
-        JSON: {built, added, updated, removed, listed, swept, compacted}"
-    )]
+    #[command(after_help = "Example:\n  memdir recall-index rebuild\n\n\
+        JSON: {built, added, updated, removed, listed, swept, compacted}")]
     Rebuild,
 }
 
@@ -117,7 +111,11 @@ fn refresh(project: &Project, global: &GlobalArgs, rebuild: bool) -> anyhow::Res
             report.removed,
             report.listed,
             report.swept,
-            if report.compacted { "; segments merged" } else { "" },
+            if report.compacted {
+                "; segments merged"
+            } else {
+                ""
+            },
         ))?;
     }
     Ok(Outcome::Success)

@@ -143,10 +143,9 @@ impl Project {
     /// included) is kept: `<base>/memdir/recall/<folder slug>.sqlite`.
     #[must_use]
     pub fn recall_index_path(&self) -> PathBuf {
-        let folder = self.folder(Scope::Private).map_or_else(
-            |_| self.resolution().base.to_string(),
-            |f| f.to_string(),
-        );
+        let folder = self
+            .folder(Scope::Private)
+            .map_or_else(|_| self.resolution().base.to_string(), |f| f.to_string());
         self.resolution()
             .base
             .as_std_path()

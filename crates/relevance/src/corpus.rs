@@ -32,6 +32,9 @@ pub type FieldCounts = [u32; FIELDS];
 /// A memory's number in a corpus.
 pub type DocId = u32;
 
+/// A term and the memories that hold it.
+pub(crate) type TermPostings = (Box<str>, Vec<(DocId, FieldCounts)>);
+
 /// The statistics ranking needs, however they are stored.
 pub trait Corpus {
     /// How many memories the corpus holds.
@@ -191,8 +194,13 @@ impl MemCorpus {
 
 impl MemCorpus {
     /// Every term with its postings, and each memory's field lengths.
-    pub(crate) fn into_parts(self) -> (Vec<(Box<str>, Vec<(DocId, FieldCounts)>)>, Vec<FieldCounts>) {
-        let terms = self.vocab.into_terms().into_iter().zip(self.postings).collect();
+    pub(crate) fn into_parts(self) -> (Vec<TermPostings>, Vec<FieldCounts>) {
+        let terms = self
+            .vocab
+            .into_terms()
+            .into_iter()
+            .zip(self.postings)
+            .collect();
         (terms, self.lens)
     }
 }

@@ -63,7 +63,9 @@ impl World {
         let name = file.trim_end_matches(".md");
         std::fs::write(
             self.memory.join(file),
-            format!("---\nname: {name}\ndescription: {description}\ntype: project\n---\n{description}\n"),
+            format!(
+                "---\nname: {name}\ndescription: {description}\ntype: project\n---\n{description}\n"
+            ),
         )
         .unwrap();
     }
@@ -120,7 +122,17 @@ fn recall_keeps_an_index_under_the_base_folder_and_sees_every_change() {
     std::fs::remove_file(w.memory.join("ledger-flaky.md")).unwrap();
     assert!(w.recall("ledger reconciliation test flaky").is_empty());
     // Deleted through memdir.
-    w.run(&["add", "--type", "project", "--name", "cache-ttl", "--description", "The Redis cache TTL for sessions is 15 minutes", "--body", "TTL 15m."]);
+    w.run(&[
+        "add",
+        "--type",
+        "project",
+        "--name",
+        "cache-ttl",
+        "--description",
+        "The Redis cache TTL for sessions is 15 minutes",
+        "--body",
+        "TTL 15m.",
+    ]);
     assert_eq!(w.recall("redis cache ttl sessions"), ["cache-ttl.md"]);
     assert_eq!(w.status()["memories"], 2);
     std::fs::remove_file(w.memory.join("cache-ttl.md")).unwrap();
@@ -171,7 +183,11 @@ fn a_build_killed_at_any_moment_loses_nothing() {
             ["note-0777.md"],
             "after a kill at {delay_ms} ms"
         );
-        assert_eq!(w.status()["memories"], 1500, "after a kill at {delay_ms} ms");
+        assert_eq!(
+            w.status()["memories"],
+            1500,
+            "after a kill at {delay_ms} ms"
+        );
     }
 }
 
@@ -210,7 +226,9 @@ fn concurrent_recalls_and_writes_agree_with_the_folder() {
     }
     for i in 0..6 {
         assert_eq!(
-            w.recall(&format!("release trains token{i}q")).first().map(String::as_str),
+            w.recall(&format!("release trains token{i}q"))
+                .first()
+                .map(String::as_str),
             Some(format!("added-{i}.md").as_str())
         );
     }

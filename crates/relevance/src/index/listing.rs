@@ -11,10 +11,15 @@ use std::path::{Path, PathBuf};
 use memdir_memtypes::walk::is_hidden;
 use memdir_scan::is_memory_name;
 
-/// A time this close to now (in nanoseconds) may still change within the
-/// same clock tick on a file system with coarse times: it is stored as
-/// unknown (`-1`), so the next look checks again.
-pub(crate) const RACY_NS: i64 = 2_000_000_000;
+/// A time this close to now (in nanoseconds) may be followed by a change
+/// within the same clock tick, which would leave it as it is: it is stored
+/// as unknown (`-1`), so the next look checks again. File systems with
+/// nanosecond times stamp with the kernel's coarse clock (a few
+/// milliseconds a tick); those with whole seconds (FAT, some network file
+/// systems) need two.
+pub(crate) const RACY_NS: i64 = 50_000_000;
+/// The same for a time in whole seconds: a file system with coarse times.
+pub(crate) const RACY_COARSE_NS: i64 = 2_000_000_000;
 
 /// One directory of the folder as listed.
 #[derive(Debug, Default)]
@@ -108,7 +113,12 @@ impl<'a> Root<'a> {
 /// A time as stored: `-1` when it is too close to `now_ns` to be sure a
 /// later change would change it.
 pub(crate) fn stable_ns(mtime_ns: i64, now_ns: i64) -> i64 {
-    if now_ns.saturating_sub(mtime_ns) < RACY_NS {
+    let window = if mtime_ns % 1_000_000_000 == 0 {
+        RACY_COARSE_NS
+    } else {
+        RACY_NS
+    };
+    if now_ns.saturating_sub(mtime_ns) < window {
         -1
     } else {
         mtime_ns

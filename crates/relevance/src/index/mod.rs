@@ -1063,7 +1063,13 @@ impl<'a> Writer<'a> {
                     .optional()
                     .map_err(&fail)
             };
-            let cursor = meta_text("sweep_cursor")?.unwrap_or_default();
+            // A full sweep starts from the first memory.
+            let full = limit == usize::MAX;
+            let cursor = if full {
+                String::new()
+            } else {
+                meta_text("sweep_cursor")?.unwrap_or_default()
+            };
             let started: i64 = self
                 .tx
                 .query_row(
@@ -1073,6 +1079,7 @@ impl<'a> Writer<'a> {
                 )
                 .optional()
                 .map_err(&fail)?
+                .filter(|_| !full)
                 .unwrap_or_else(now_ms);
             let mut stmt = self
                 .tx

@@ -163,7 +163,6 @@ fn a_damaged_index_is_rebuilt_and_says_so_once() {
     let q = "how do we deploy this service";
     assert_eq!(recall(q, &dir, Some(&db), true), ["deploy.md"]);
     let len = fs::metadata(&db).unwrap().len();
-    type Damage = fn(&Path, u64);
     let damages: [(bool, Damage); 4] = [
         (true, |db: &Path, _len: u64| {
             fs::write(db, b"this is not a database").unwrap();
@@ -204,6 +203,9 @@ fn a_damaged_index_is_rebuilt_and_says_so_once() {
         assert!(second.diagnostics.is_empty(), "{:?}", second.diagnostics);
     }
 }
+
+/// A way to damage the index file, given its length when sound.
+type Damage = fn(&Path, u64);
 
 /// A file of the generated folders: a few words from a small vocabulary,
 /// so that terms are shared and scores tie.
