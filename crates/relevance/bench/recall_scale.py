@@ -11,15 +11,17 @@ kept under `~/.claude/memdir/recall/`):
    of recall_vs_list.py: a name, a one-line description, 20-26 lines of prose,
    one memory in five with Chinese, Japanese or Korean text),
 2. `build`: `memdir recall-index rebuild`, wall time (3 runs, median),
-3. then, alternating so that every command sees the same machine load:
-   - `version`: `memdir --version`, the cost of starting the process,
+3. then three rounds, each alternating with `version` (`memdir --version`,
+   the cost of starting the process) so that both see the same load:
    - `recall`: `memdir recall Q` with the index current, cycling through
      five queries (English, two CJK, one in kana, one that finds nothing),
-   - `hook`: `memdir hook user-prompt-submit` with the same prompts on stdin,
+   - `hook`: `memdir hook user-prompt-submit` with the same prompts on
+     stdin; it may start a refresh in the background, as for an agent, so
+     each run waits 200 ms before the next,
    - `new file`: a new memory written by another program (this script)
      just before, so the recall lists the folder again and indexes it,
-   - `rewritten`: a memory rewritten in place (same inode, same folder
-     mtime) just before: found by the sweep or the final re-read,
+     and `rewritten`: a memory rewritten in place (same inode, same folder
+     mtime) just before, found by the sweep,
 4. prints the median wall time of each, and each ratio to `version` and to
    `recall`.
 
@@ -80,16 +82,31 @@ def measure(memdir, n, runs, seed):
         wall_ms(base + ['recall', q], env)
     times = {k: [] for k in ['version', 'recall', 'hook', 'new file', 'rewritten']}
     names = sorted(f for f in os.listdir(folder) if f.endswith('.md') and f != 'MEMORY.md')
-    for i in range(runs):
-        q = QUERIES[i % len(QUERIES)]
-        times['version'].append(wall_ms([memdir, '--version'], env))
-        times['recall'].append(wall_ms(base + ['recall', q], env))
-        hook_input = json.dumps({
+
+    def hook_input(i, q):
+        return json.dumps({
             'session_id': 'bench-%d' % i, 'transcript_path': os.path.join(tmp, 't.jsonl'),
             'cwd': tmp, 'hook_event_name': 'UserPromptSubmit', 'permission_mode': 'default',
             'prompt': q,
         }).encode()
-        times['hook'].append(wall_ms(base + ['hook', 'user-prompt-submit'], env, hook_input))
+
+    # Three rounds, each alternating with `--version`: recall on a folder
+    # nobody changes; the hook (which may start a refresh in the background,
+    # as it does for an agent: the next round waits for it); a change by
+    # another program, then the recall that sees it.
+    for i in range(runs):
+        q = QUERIES[i % len(QUERIES)]
+        times['version'].append(wall_ms([memdir, '--version'], env))
+        times['recall'].append(wall_ms(base + ['recall', q], env))
+    for i in range(runs):
+        q = QUERIES[i % len(QUERIES)]
+        times['version'].append(wall_ms([memdir, '--version'], env))
+        times['hook'].append(wall_ms(base + ['hook', 'user-prompt-submit'], env, hook_input(i, q)))
+        time.sleep(0.2)
+    wall_ms(base + ['recall-index', 'refresh'], env)
+    for i in range(runs):
+        q = QUERIES[i % len(QUERIES)]
+        times['version'].append(wall_ms([memdir, '--version'], env))
         with open(os.path.join(folder, 'bench-new-%03d.md' % i), 'w', encoding='utf-8') as f:
             f.write('---\nname: bench-new-%d\ndescription: Flaky test %d in the ledger suite '
                     'needs a retry\ntype: project\n---\nRetry it once.\n' % (i, i))

@@ -14,10 +14,10 @@ use memdir_scan::is_memory_name;
 /// A time this close to now (in nanoseconds) may be followed by a change
 /// within the same clock tick, which would leave it as it is: it is stored
 /// as unknown (`-1`), so the next look checks again. File systems with
-/// nanosecond times stamp with the kernel's coarse clock (a few
-/// milliseconds a tick); those with whole seconds (FAT, some network file
+/// nanosecond times stamp with the kernel's coarse clock, one tick (at
+/// most 10 ms) behind; those with whole seconds (FAT, some network file
 /// systems) need two.
-pub(crate) const RACY_NS: i64 = 50_000_000;
+pub(crate) const RACY_NS: i64 = 20_000_000;
 /// The same for a time in whole seconds: a file system with coarse times.
 pub(crate) const RACY_COARSE_NS: i64 = 2_000_000_000;
 

@@ -83,7 +83,7 @@ use postings::Posting;
 pub const SWEEP_PER_RECALL: usize = 256;
 
 /// The version of the database layout; another version is rebuilt.
-const SCHEMA_VERSION: i32 = 1;
+const SCHEMA_VERSION: i32 = 2;
 
 /// How long a recall waits for another process's write to the index
 /// before it ranks on the index as it is.
@@ -296,7 +296,7 @@ CREATE TABLE IF NOT EXISTS docs(
     l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL,
     in_base INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS docs_dir ON docs(dir);
+CREATE INDEX IF NOT EXISTS docs_dir ON docs(dir, filename, ino, id);
 CREATE TABLE IF NOT EXISTS dead(id INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS base(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fresh(
@@ -527,27 +527,114 @@ impl RecallIndex {
                 Some(_) => {}
             }
         }
-        let Some(mut writer) = Writer::begin(self, false)? else {
-            return Ok(Reconciled {
-                busy: true,
-                ..Reconciled::default()
-            });
-        };
-        writer.report.listed = changed.len();
-        let mut to_read: Vec<String> = Vec::new();
-        for (rel, listing) in changed {
-            writer.apply_listing(&root, &rel, listing, now, &mut to_read)?;
-        }
-        let sweep = match depth {
+        let limit = match depth {
             Depth::Recall => SWEEP_PER_RECALL,
             Depth::Full => usize::MAX,
         };
-        writer.sweep(&root, sweep, &mut to_read)?;
-        writer.read_and_apply(&folder, to_read, &mut |_| {})?;
-        if depth == Depth::Full && writer.pending > 0 {
-            writer.compact()?;
+        let sweep = self.sweep(&root, limit)?;
+        let nothing_to_write = changed.is_empty()
+            && sweep.stale.is_empty()
+            && sweep.gone.is_empty()
+            && !(depth == Depth::Full && self.meta_int("pending")? > 0);
+        let mut report = if nothing_to_write {
+            // Most recalls: nothing changed, and nothing is written.
+            Reconciled::default()
+        } else {
+            let Some(mut writer) = Writer::begin(self, false)? else {
+                return Ok(Reconciled {
+                    busy: true,
+                    ..Reconciled::default()
+                });
+            };
+            writer.report.listed = changed.len();
+            let mut to_read: Vec<String> = Vec::new();
+            for (rel, listing) in changed {
+                writer.apply_listing(&root, &rel, listing, now, &mut to_read)?;
+            }
+            for id in &sweep.gone {
+                writer.remove_doc(*id)?;
+            }
+            to_read.extend(sweep.stale.iter().cloned());
+            writer.read_and_apply(&folder, to_read, &mut |_| {})?;
+            if depth == Depth::Full && writer.pending > 0 {
+                writer.compact()?;
+            }
+            writer.commit()?
+        };
+        report.swept = sweep.checked;
+        sweep.state.save(&self.sweep_path());
+        Ok(report)
+    }
+
+    /// The file that keeps the sweep's place between recalls: beside the
+    /// database, so that a recall that finds nothing changed writes
+    /// nothing to the database.
+    fn sweep_path(&self) -> PathBuf {
+        self.db.with_extension("sweep")
+    }
+
+    fn meta_int(&self, key: &str) -> Result<i64, IndexError> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                r.get::<_, i64>(0)
+            })
+            .optional()
+            .map_err(self.fail())?
+            .unwrap_or(0))
+    }
+
+    /// Stat's up to `limit` memories after the sweep's place, in name
+    /// order (all of them for `usize::MAX`): which are gone, which
+    /// changed.
+    fn sweep(&self, root: &Root<'_>, limit: usize) -> Result<Swept, IndexError> {
+        let full = limit == usize::MAX;
+        let now = now_ms();
+        let mut state = if full {
+            SweepState::starting(now, SweepState::load(&self.sweep_path()).swept_ms)
+        } else {
+            SweepState::load(&self.sweep_path())
+        };
+        let rows: Vec<(i64, String, i64, i64, i64)> = {
+            let fail = self.fail();
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, filename, size, mtime_ns, ino FROM docs WHERE filename > ?1 ORDER BY filename LIMIT ?2",
+                )
+                .map_err(&fail)?;
+            stmt.query_map(
+                params![state.cursor, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .map_err(&fail)?
+            .collect::<Result<_, _>>()
+            .map_err(&fail)?
+        };
+        let mut out = Swept::default();
+        let wrapped = rows.len() < limit;
+        for (id, filename, size, mtime_ns, ino) in rows {
+            out.checked += 1;
+            match std::fs::metadata(root.join(&filename)) {
+                Ok(meta) if meta.is_file() => {
+                    let now = FileStamp::of(&meta);
+                    let same = i64::try_from(now.size).ok() == Some(size)
+                        && now.mtime_ns == mtime_ns
+                        && now.ino.cast_signed() == ino;
+                    if !same {
+                        out.stale.push(filename.clone());
+                    }
+                }
+                _ => out.gone.push(id),
+            }
+            state.cursor = filename;
         }
-        writer.commit()
+        if wrapped {
+            // Every memory has been stat'ed since the sweep started.
+            state = SweepState::starting(now, Some(state.started_ms));
+        }
+        out.state = state;
+        Ok(out)
     }
 
     /// Lists the whole folder, reads every memory and writes the index
@@ -616,7 +703,11 @@ impl RecallIndex {
             })
             .collect();
         writer.write_base(by_term)?;
-        writer.commit()
+        let report = writer.commit()?;
+        // Every memory was read just now: a complete round.
+        let started = now / 1_000_000;
+        SweepState::starting(started, Some(started)).save(&self.db.with_extension("sweep"));
+        Ok(report)
     }
 
     /// Brings the named memories (folder-relative) up to date: what
@@ -719,7 +810,8 @@ impl RecallIndex {
             return Ok(false);
         }
         let pending = meta("pending")?;
-        Ok(pending >= COMPACT_AFTER || now - meta("swept_ms")? > REFRESH_INTERVAL_MS)
+        let swept = SweepState::load(&self.sweep_path()).swept_ms.unwrap_or(0);
+        Ok(pending >= COMPACT_AFTER || now - swept > REFRESH_INTERVAL_MS)
     }
 
     /// Records that a background refresh starts now, so that others are
@@ -742,13 +834,7 @@ impl RecallIndex {
                 .map(|n| usize::try_from(n).unwrap_or(0))
                 .map_err(self.fail())
         };
-        let swept_ms = self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = 'swept_ms'", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .optional()
-            .map_err(self.fail())?;
+        let swept_ms = SweepState::load(&self.sweep_path()).swept_ms;
         let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
         let mut wal = self.db.clone().into_os_string();
         wal.push("-wal");
@@ -764,9 +850,72 @@ impl RecallIndex {
     }
 }
 
+/// What a sweep found.
+#[derive(Debug, Default)]
+struct Swept {
+    /// Memories stat'ed.
+    checked: usize,
+    /// Memories whose stamp changed.
+    stale: Vec<String>,
+    /// Memories whose file is gone (or is no longer a file).
+    gone: Vec<i64>,
+    /// Where the next sweep starts.
+    state: SweepState,
+}
+
+/// The sweep's place between recalls: the last memory stat'ed, when this
+/// round started, and when the last complete round started (every memory
+/// has been stat'ed since). Kept in a small file beside the database;
+/// a torn or missing file starts a new round, which only costs stat's.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct SweepState {
+    cursor: String,
+    started_ms: i64,
+    swept_ms: Option<i64>,
+}
+
+impl SweepState {
+    fn starting(now_ms: i64, swept_ms: Option<i64>) -> Self {
+        SweepState {
+            cursor: String::new(),
+            started_ms: now_ms,
+            swept_ms,
+        }
+    }
+
+    fn load(path: &Path) -> Self {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let mut lines = text.split('\n');
+        let (Some(started), Some(swept), Some(cursor), Some("end")) =
+            (lines.next(), lines.next(), lines.next(), lines.next())
+        else {
+            return SweepState::starting(now_ms(), None);
+        };
+        SweepState {
+            cursor: cursor.to_owned(),
+            started_ms: started.parse().unwrap_or_else(|_| now_ms()),
+            swept_ms: swept.parse().ok(),
+        }
+    }
+
+    fn save(&self, path: &Path) {
+        let swept = self.swept_ms.map_or_else(String::new, |t| t.to_string());
+        // The cursor is the third line and "end" closes the record; a name
+        // with a line break in it is not kept (the next round starts over).
+        if self.cursor.contains('\n') {
+            return;
+        }
+        let _ = std::fs::write(
+            path,
+            format!("{}\n{swept}\n{}\nend\n", self.started_ms, self.cursor),
+        );
+    }
+}
+
 /// Removes a database and its companion files; a cache, so a failure to
 /// remove is only a failure to rebuild later.
 fn remove_database(db: &Path) {
+    let _ = std::fs::remove_file(db.with_extension("sweep"));
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let mut path = db.as_os_str().to_owned();
         path.push(suffix);
@@ -993,16 +1142,48 @@ impl<'a> Writer<'a> {
             }
             return Ok(());
         };
-        let stored: HashMap<String, (i64, i64)> = {
+        // The listing and the stored memories of this directory, both in
+        // name order (SQLite's binary order is Rust's byte order), merged
+        // side by side: no hashing, no copy of a name that did not change.
+        let mut listed: Vec<(String, u64)> = listing
+            .files
+            .iter()
+            .map(|(name, ino)| (child(rel, name), *ino))
+            .collect();
+        listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut gone: Vec<i64> = Vec::new();
+        {
             let mut stmt = self
                 .tx
-                .prepare_cached("SELECT filename, id, ino FROM docs WHERE dir = ?1")
+                .prepare_cached(
+                    "SELECT filename, id, ino FROM docs WHERE dir = ?1 ORDER BY filename",
+                )
                 .map_err(&fail)?;
-            stmt.query_map([rel], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
-                .map_err(&fail)?
-                .collect::<Result<_, _>>()
-                .map_err(&fail)?
-        };
+            let mut rows = stmt.query([rel]).map_err(&fail)?;
+            let mut next = listed.iter().peekable();
+            while let Some(row) = rows.next().map_err(&fail)? {
+                let name = row
+                    .get_ref(0)
+                    .map_err(&fail)?
+                    .as_str()
+                    .map_err(|e| fail(e.into()))?;
+                let id: i64 = row.get(1).map_err(&fail)?;
+                let ino: i64 = row.get(2).map_err(&fail)?;
+                // Listed names before this stored one are new.
+                while let Some((new, _)) = next.next_if(|(l, _)| l.as_str() < name) {
+                    to_read.push(new.clone());
+                }
+                match next.next_if(|(l, _)| l.as_str() == name) {
+                    Some((same, listed_ino)) => {
+                        if *listed_ino != ino.cast_unsigned() {
+                            to_read.push(same.clone());
+                        }
+                    }
+                    None => gone.push(id),
+                }
+            }
+            to_read.extend(next.map(|(l, _)| l.clone()));
+        }
         let known_dirs: HashSet<String> = {
             let mut stmt = self
                 .tx
@@ -1014,19 +1195,8 @@ impl<'a> Writer<'a> {
                 .map_err(&fail)?
         };
         drop(fail);
-        let mut listed: HashSet<String> = HashSet::with_capacity(listing.files.len());
-        for (name, ino) in &listing.files {
-            let filename = child(rel, name);
-            match stored.get(&filename) {
-                Some(&(_, stored_ino)) if stored_ino.cast_unsigned() == *ino => {}
-                _ => to_read.push(filename.clone()),
-            }
-            listed.insert(filename);
-        }
-        for (filename, (id, _)) in &stored {
-            if !listed.contains(filename) {
-                self.remove_doc(*id)?;
-            }
+        for id in gone {
+            self.remove_doc(id)?;
         }
         // Subdirectories: new ones listed in full, vanished ones removed.
         let listed_dirs: HashSet<String> = listing.dirs.iter().map(|d| child(rel, d)).collect();
@@ -1045,97 +1215,6 @@ impl<'a> Writer<'a> {
             }
         }
         self.set_dir(rel, listing.mtime_ns)
-    }
-
-    /// Stat's up to `limit` memories after the sweep's cursor, in name
-    /// order: those gone are removed, those changed go to `to_read`.
-    fn sweep(
-        &mut self,
-        root: &Root<'_>,
-        limit: usize,
-        to_read: &mut Vec<String>,
-    ) -> Result<(), IndexError> {
-        let (cursor, started, rows) = {
-            let fail = self.fail();
-            let meta_text = |key: &str| -> Result<Option<String>, IndexError> {
-                self.tx
-                    .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-                    .optional()
-                    .map_err(&fail)
-            };
-            // A full sweep starts from the first memory.
-            let full = limit == usize::MAX;
-            let cursor = if full {
-                String::new()
-            } else {
-                meta_text("sweep_cursor")?.unwrap_or_default()
-            };
-            let started: i64 = self
-                .tx
-                .query_row(
-                    "SELECT value FROM meta WHERE key = 'sweep_started_ms'",
-                    [],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(&fail)?
-                .filter(|_| !full)
-                .unwrap_or_else(now_ms);
-            let mut stmt = self
-                .tx
-                .prepare_cached(
-                    "SELECT id, filename, size, mtime_ns, ino FROM docs WHERE filename > ?1 ORDER BY filename LIMIT ?2",
-                )
-                .map_err(&fail)?;
-            let rows: Vec<(i64, String, i64, i64, i64)> = stmt
-                .query_map(
-                    params![cursor, i64::try_from(limit).unwrap_or(i64::MAX)],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-                )
-                .map_err(&fail)?
-                .collect::<Result<_, _>>()
-                .map_err(&fail)?;
-            (cursor, started, rows)
-        };
-        let wrapped = rows.len() < limit;
-        let queued: HashSet<String> = to_read.iter().cloned().collect();
-        let mut last = cursor;
-        for (id, filename, size, mtime_ns, ino) in rows {
-            self.report.swept += 1;
-            match std::fs::metadata(root.join(&filename)) {
-                Ok(meta) if meta.is_file() => {
-                    let now = FileStamp::of(&meta);
-                    let same = i64::try_from(now.size).ok() == Some(size)
-                        && now.mtime_ns == mtime_ns
-                        && now.ino.cast_signed() == ino;
-                    if !same && !queued.contains(&filename) {
-                        to_read.push(filename.clone());
-                    }
-                }
-                _ => self.remove_doc(id)?,
-            }
-            last = filename;
-        }
-        let mut stmt = self
-            .tx
-            .prepare_cached("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")
-            .map_err(self.fail())?;
-        let set = |stmt: &mut rusqlite::CachedStatement<'_>, key: &str, value: &str| {
-            stmt.execute(params![key, value]).map(drop)
-        };
-        if wrapped {
-            // Every memory has been stat'ed since `started`.
-            set(&mut stmt, "sweep_cursor", "").map_err(self.fail())?;
-            stmt.execute(params!["swept_ms", started])
-                .map_err(self.fail())?;
-            stmt.execute(params!["sweep_started_ms", now_ms()])
-                .map_err(self.fail())?;
-        } else {
-            set(&mut stmt, "sweep_cursor", &last).map_err(self.fail())?;
-            stmt.execute(params!["sweep_started_ms", started])
-                .map_err(self.fail())?;
-        }
-        Ok(())
     }
 
     /// Reads `files` and indexes what changed; removes those that cannot
