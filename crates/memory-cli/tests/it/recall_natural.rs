@@ -29,7 +29,9 @@ impl World {
     /// What the hook adds for `prompt` in a new session, or `None`.
     fn injected(&self, session: &str, prompt: &str) -> Option<String> {
         let home = self.tmp.path().join("home");
-        std::fs::create_dir_all(&home).unwrap();
+        // The agent's configuration folder exists, as for a real agent, so
+        // recall goes through its persistent index.
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
         let input = json!({
             "session_id": session,
             "transcript_path": self.tmp.path().join("t.jsonl"),
@@ -72,6 +74,12 @@ fn a_two_clause_question_brings_the_deploy_memory() {
         .expect("the hook injected nothing");
     assert!(context.contains("deploy-fridays.md"), "{context}");
     assert!(context.contains("make ship"), "{context}");
+    let index = w.tmp.path().join("home/.claude/memdir/recall");
+    let kept = std::fs::read_dir(&index)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "sqlite"))
+        .count();
+    assert_eq!(kept, 1, "the hook recalled through the folder's index");
 }
 
 #[test]
