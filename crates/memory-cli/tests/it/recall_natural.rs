@@ -77,7 +77,13 @@ fn a_two_clause_question_brings_the_deploy_memory() {
     let index = w.tmp.path().join("home/.claude/memdir/recall");
     let kept = std::fs::read_dir(&index)
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "sqlite"))
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "sqlite")
+        })
         .count();
     assert_eq!(kept, 1, "the hook recalled through the folder's index");
 }
