@@ -475,7 +475,7 @@ impl RecallIndex {
         &mut self,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Reconciled, IndexError> {
-        self.healing(|index| index.build(progress))
+        self.healing(|index| index.build(progress, true))
     }
 
     fn reconcile_once(
@@ -496,7 +496,7 @@ impl RecallIndex {
         };
         drop(fail);
         if dirs.is_empty() {
-            return self.build(progress);
+            return self.build(progress, false);
         }
         let folder = self.folder.clone();
         let root = Root::new(&folder);
@@ -638,8 +638,14 @@ impl RecallIndex {
     }
 
     /// Lists the whole folder, reads every memory and writes the index
-    /// anew, as one transaction.
-    fn build(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<Reconciled, IndexError> {
+    /// anew, as one transaction. Unless `wait`, another process writing
+    /// the index (building it too) makes this [`IndexError::Busy`] rather
+    /// than a wait: a recall then scans instead.
+    fn build(
+        &mut self,
+        progress: &mut dyn FnMut(Progress),
+        wait: bool,
+    ) -> Result<Reconciled, IndexError> {
         let folder = self.folder.clone();
         let root = Root::new(&folder);
         let now = now_ns();
@@ -663,7 +669,7 @@ impl RecallIndex {
         }
         files.sort();
         let read = read_in_chunks(&folder, &files, progress);
-        let Some(mut writer) = Writer::begin(self, true)? else {
+        let Some(mut writer) = Writer::begin(self, wait)? else {
             return Err(IndexError::Busy {
                 path: self.db.clone(),
             });
@@ -716,9 +722,13 @@ impl RecallIndex {
     pub fn update_files(&mut self, filenames: &[String]) -> Result<Reconciled, IndexError> {
         self.healing(|index| {
             let folder = index.folder.clone();
-            let Some(mut writer) = Writer::begin(index, true)? else {
-                return Err(IndexError::Busy {
-                    path: index.db.clone(),
+            // A writer holds the folder's lock: it never waits long for the
+            // index (another process's build or merge may hold it for
+            // seconds); the next recall's reconciliation finds the change.
+            let Some(mut writer) = Writer::begin(index, false)? else {
+                return Ok(Reconciled {
+                    busy: true,
+                    ..Reconciled::default()
                 });
             };
             writer.read_and_apply(&folder, filenames.to_vec(), &mut |_| {})?;
@@ -1492,6 +1502,52 @@ impl<'a> Writer<'a> {
         self.tx
             .execute_batch(
                 "DELETE FROM base; DELETE FROM fresh; DELETE FROM dead; UPDATE docs SET in_base = 1;",
+            )
+            .map_err(&fail)?;
+        // Every change takes a new number; number the memories 1 to n
+        // again, so that a query's tables stay the size of the folder.
+        let ids: Vec<i64> = {
+            let mut stmt = self
+                .tx
+                .prepare("SELECT id FROM docs ORDER BY id")
+                .map_err(&fail)?;
+            stmt.query_map([], |r| r.get(0))
+                .map_err(&fail)?
+                .collect::<Result<_, _>>()
+                .map_err(&fail)?
+        };
+        let dense = ids.iter().zip(1..).all(|(&id, n)| id == n);
+        if !dense {
+            let renumber: HashMap<DocId, DocId> = ids
+                .iter()
+                .zip(1u32..)
+                .map(|(&id, n)| (DocId::try_from(id).unwrap_or(DocId::MAX), n))
+                .collect();
+            for list in by_term.values_mut() {
+                for p in list.iter_mut() {
+                    p.doc = renumber.get(&p.doc).copied().unwrap_or(p.doc);
+                }
+            }
+            self.tx
+                .execute_batch("UPDATE docs SET id = -id; UPDATE links SET doc = -doc;")
+                .map_err(&fail)?;
+            let mut docs = self
+                .tx
+                .prepare("UPDATE docs SET id = ?2 WHERE id = ?1")
+                .map_err(&fail)?;
+            let mut links = self
+                .tx
+                .prepare("UPDATE links SET doc = ?2 WHERE doc = ?1")
+                .map_err(&fail)?;
+            for (&old, new) in ids.iter().zip(1i64..) {
+                docs.execute(params![-old, new]).map_err(&fail)?;
+                links.execute(params![-old, new]).map_err(&fail)?;
+            }
+        }
+        self.tx
+            .execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('next_id', ?1)",
+                [i64::try_from(ids.len()).unwrap_or(i64::MAX) + 1],
             )
             .map_err(&fail)?;
         drop(fail);
