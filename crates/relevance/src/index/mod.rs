@@ -1504,8 +1504,20 @@ impl<'a> Writer<'a> {
                 "DELETE FROM base; DELETE FROM fresh; DELETE FROM dead; UPDATE docs SET in_base = 1;",
             )
             .map_err(&fail)?;
-        // Every change takes a new number; number the memories 1 to n
-        // again, so that a query's tables stay the size of the folder.
+        drop(fail);
+        self.renumber(&mut by_term)?;
+        by_term.retain(|_, list| !list.is_empty());
+        self.write_base(by_term)?;
+        self.pending = 0;
+        self.report.compacted = true;
+        Ok(())
+    }
+
+    /// Every change takes a new number; a merge numbers the memories 1 to
+    /// n again (in `by_term` too), so that a query's tables stay the size
+    /// of the folder.
+    fn renumber(&mut self, by_term: &mut HashMap<String, Vec<Posting>>) -> Result<(), IndexError> {
+        let fail = self.fail();
         let ids: Vec<i64> = {
             let mut stmt = self
                 .tx
@@ -1550,11 +1562,6 @@ impl<'a> Writer<'a> {
                 [i64::try_from(ids.len()).unwrap_or(i64::MAX) + 1],
             )
             .map_err(&fail)?;
-        drop(fail);
-        by_term.retain(|_, list| !list.is_empty());
-        self.write_base(by_term)?;
-        self.pending = 0;
-        self.report.compacted = true;
         Ok(())
     }
 }
