@@ -198,44 +198,25 @@ fn session_start(
         parts.push(text);
     }
     if project.resolution().enablement.enabled && project.citation_refresh_due() {
-        refresh_citations(project, global, env);
+        start_in_background(project, global, env, &["verify", "--cache-only"]);
     }
     Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
 }
 
-/// Starts `memdir verify --cache-only` in the background, so that the
-/// next recall finds the project's identifiers settled in the citation
-/// cache instead of searching for them. A refresh already running makes
-/// it return at once; a failure to start is only logged.
-fn refresh_citations(project: &Project, global: &GlobalArgs, env: &Environment) {
+/// Starts `memdir ARGS…` in the background, not waited for (like the
+/// extraction), for the caches recall reads: `verify --cache-only`
+/// settles the project's identifiers in the citation cache, and
+/// `recall-index refresh` reconciles the whole recall index (every memory
+/// stat'ed, segments merged) when a recall's bounded sweep has not covered
+/// the folder lately. Each gives way when another of its kind holds its cache;
+/// a failure to start is only logged.
+fn start_in_background(project: &Project, global: &GlobalArgs, env: &Environment, args: &[&str]) {
     let started = self_command(project, global).and_then(|mut cmd| {
-        cmd.args(["verify", "--cache-only"])
-            .stdout(Stdio::null())
-            .stderr(log_stdio(env));
-        detach(&mut cmd);
-        // Not waited for, like the extraction.
-        cmd.spawn()
-            .map(drop)
-            .context("cannot start memdir verify --cache-only")
-    });
-    if let Err(e) = started {
-        log_line(env, HookEvent::UserPromptSubmit, &format!("{e:#}"));
-    }
-}
-
-/// Starts `memdir recall-index refresh` in the background: a full
-/// reconciliation of the recall index (every memory stat'ed, segments
-/// merged), which a recall asks for when its bounded sweep has not covered
-/// the folder lately. A failure to start is only logged.
-fn refresh_recall_index(project: &Project, global: &GlobalArgs, env: &Environment) {
-    let started = self_command(project, global).and_then(|mut cmd| {
-        cmd.args(["recall-index", "refresh"])
-            .stdout(Stdio::null())
-            .stderr(log_stdio(env));
+        cmd.args(args).stdout(Stdio::null()).stderr(log_stdio(env));
         detach(&mut cmd);
         cmd.spawn()
             .map(drop)
-            .context("cannot start memdir recall-index refresh")
+            .with_context(|| format!("cannot start memdir {}", args.join(" ")))
     });
     if let Err(e) = started {
         log_line(env, HookEvent::UserPromptSubmit, &format!("{e:#}"));
@@ -292,10 +273,10 @@ fn user_prompt_submit(
     // use case; the hook only adds its heading and the agent's envelope.
     let given = project.recall_for_hook(session, prompt)?;
     if given.citation_refresh {
-        refresh_citations(project, global, env);
+        start_in_background(project, global, env, &["verify", "--cache-only"]);
     }
     if given.index_refresh {
-        refresh_recall_index(project, global, env);
+        start_in_background(project, global, env, &["recall-index", "refresh"]);
     }
     if given.memories.is_empty() {
         return Ok(None);

@@ -24,6 +24,16 @@ pub fn unix_millis(time: SystemTime) -> i64 {
     }
 }
 
+/// Nanoseconds since the Unix epoch for a [`SystemTime`], as
+/// [`unix_millis`] counts milliseconds.
+#[must_use]
+pub fn unix_nanos(time: SystemTime) -> i64 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_nanos()).map_or(i64::MIN, |ns| -ns),
+    }
+}
+
 /// A memory's time for freshness, sorting and display (SPEC R2.5, R6.5):
 /// the frontmatter's valid `modified` when there is one, capped at `now_ms`
 /// (a write time in the future counts as now), else the file's mtime.

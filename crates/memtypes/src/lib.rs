@@ -50,7 +50,7 @@ pub mod walk;
 pub use atomic::{AtomicWriteError, TEMP_PREFIX, TEMP_SUFFIX, atomic_write, is_temp_file_name};
 pub use freshness::{
     effective_time_ms, memory_age, memory_age_days, memory_freshness_note, memory_freshness_text,
-    unix_millis,
+    unix_millis, unix_nanos,
 };
 pub use frontmatter::{
     Diagnostic, FrontmatterShape, Header, MEMDIR_KEYS, MemdirValue, ParsedMemory, parse_iso_time,

@@ -152,6 +152,16 @@ pub enum OpsError {
     /// The recall index cannot be opened, read or written.
     #[error(transparent)]
     RecallIndex(#[from] memdir_relevance::index::IndexError),
+    /// No recall index is kept without the agent's configuration folder
+    /// (recall then scans the memory folder).
+    #[error(
+        "{} does not exist: recall keeps no index without it and scans the memory folder instead",
+        base.display()
+    )]
+    NoRecallIndex {
+        /// The base folder.
+        base: PathBuf,
+    },
     /// No team server is configured.
     #[error("no team server is configured: set MEMDIR_TEAM_URL or teamMemory.url in your settings")]
     NoTeamServer,

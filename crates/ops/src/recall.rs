@@ -181,6 +181,20 @@ impl Project {
         rebuild: bool,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(Reconciled, Vec<String>), OpsError> {
+        if !self.recall_index_kept() {
+            return Err(OpsError::NoRecallIndex {
+                base: self.resolution().base.clone().into_std_path_buf(),
+            });
+        }
+        let folder = self.folder(Scope::Private)?;
+        if let Err(source) = std::fs::read_dir(folder.as_std_path()) {
+            // Nothing to index, and no index file made for nothing.
+            return Err(memdir_relevance::index::IndexError::MemoryFolder {
+                path: folder.into_std_path_buf(),
+                source,
+            }
+            .into());
+        }
         let mut index = self.open_recall_index()?;
         if !rebuild {
             index.mark_refresh_started()?;

@@ -206,7 +206,10 @@ pub fn find_relevant_memories(
         match indexed::select(query, memory_dir, db, options) {
             Ok(recall) => return Ok(recall),
             Err(index::IndexError::Busy { .. }) => {}
-            Err(e) => diagnostics.push(format!("{e}; scanned the folder instead")),
+            Err(e) => diagnostics.push(match std::error::Error::source(&e) {
+                Some(cause) => format!("{e} ({cause}); scanned the folder instead"),
+                None => format!("{e}; scanned the folder instead"),
+            }),
         }
     }
     let scan = match scan_memory_dir(

@@ -110,12 +110,7 @@ impl FileStamp {
     /// The stamp of a file from its metadata.
     #[must_use]
     pub fn of(meta: &std::fs::Metadata) -> Self {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .and_then(|d| i64::try_from(d.as_nanos()).ok())
-            .unwrap_or(0);
+        let mtime_ns = meta.modified().map_or(0, memdir_memtypes::unix_nanos);
         #[cfg(unix)]
         let ino = std::os::unix::fs::MetadataExt::ino(meta);
         #[cfg(not(unix))]

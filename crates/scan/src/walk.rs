@@ -137,9 +137,6 @@ impl Reader<'_> {
     /// otherwise wait on each other's system calls. Results keep the
     /// candidates' order, so diagnostics are deterministic.
     fn read_all(&self, candidates: Vec<Candidate>, scan: &mut Scan) {
-        let workers = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .min(4);
         let read_chunk = |chunk: Vec<Candidate>| {
             let mut headers = Vec::with_capacity(chunk.len());
             let mut diagnostics = Vec::new();
@@ -153,38 +150,47 @@ impl Reader<'_> {
             }
             (headers, diagnostics, cancelled)
         };
-        let results = if workers < 2 || candidates.len() < PARALLEL_THRESHOLD {
-            vec![read_chunk(candidates)]
-        } else {
-            let per = candidates.len().div_ceil(workers);
-            let mut chunks = Vec::with_capacity(workers);
-            let mut rest = candidates;
-            while rest.len() > per {
-                let tail = rest.split_off(per);
-                chunks.push(rest);
-                rest = tail;
-            }
-            chunks.push(rest);
-            std::thread::scope(|s| {
-                let handles: Vec<_> = chunks
-                    .into_iter()
-                    .map(|chunk| s.spawn(|| read_chunk(chunk)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
-            })
-        };
+        let results = in_chunks(candidates, read_chunk);
         for (headers, diagnostics, cancelled) in results {
             scan.memories.extend(headers);
             scan.diagnostics.extend(diagnostics);
             scan.cancelled |= cancelled;
         }
     }
+}
+
+/// `f` over `items` cut into chunks, on up to four threads when there are
+/// many (opening and reading files is most of a read's time, and the cores
+/// would otherwise wait on each other's system calls); the results in the
+/// items' order.
+fn in_chunks<T: Send, R: Send>(mut items: Vec<T>, f: impl Fn(Vec<T>) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(4);
+    if workers < 2 || items.len() < PARALLEL_THRESHOLD {
+        return vec![f(items)];
+    }
+    let per = items.len().div_ceil(workers);
+    let mut chunks = Vec::with_capacity(workers);
+    while items.len() > per {
+        let tail = items.split_off(per);
+        chunks.push(items);
+        items = tail;
+    }
+    chunks.push(items);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| s.spawn(|| f(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// The memory folder as given, and its real path, resolved only when a
@@ -498,26 +504,12 @@ pub fn read_memory_files(
             })),
         }
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(4);
-    if workers < 2 || filenames.len() < PARALLEL_THRESHOLD {
-        return filenames.iter().map(read_one).collect();
-    }
-    let per = filenames.len().div_ceil(workers);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = filenames
-            .chunks(per)
-            .map(|chunk| s.spawn(|| chunk.iter().map(read_one).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+    in_chunks(filenames.iter().collect(), |chunk: Vec<&String>| {
+        chunk.into_iter().map(&read_one).collect::<Vec<_>>()
     })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Reads the first `max_lines` lines of a file whose size is `len`: one

@@ -234,3 +234,28 @@ fn concurrent_recalls_and_writes_agree_with_the_folder() {
     }
     assert_eq!(w.status()["memories"], 46);
 }
+
+#[test]
+fn recall_index_commands_refuse_what_they_cannot_do_in_one_line() {
+    let w = world();
+    let one_line_failure = |args: &[&str], code: i32, says: &str| {
+        let out = w.cmd(args).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    one_line_failure(&["recall-index"], 2, "subcommand is required");
+    one_line_failure(&["recall-index", "rebuild", "extra"], 2, "extra");
+    // No memory folder: nothing indexed, no index file made.
+    std::fs::remove_dir(&w.memory).unwrap();
+    one_line_failure(&["recall-index", "rebuild"], 1, "cannot list memory folder");
+    one_line_failure(&["recall-index", "refresh"], 1, "cannot list memory folder");
+    assert!(w.index_files().is_empty());
+    assert_eq!(w.status()["exists"], false);
+    // No agent configuration folder: it is not created.
+    std::fs::create_dir(&w.memory).unwrap();
+    std::fs::remove_dir_all(w.tmp.path().join("home/.claude")).unwrap();
+    one_line_failure(&["recall-index", "rebuild"], 1, "does not exist");
+    assert!(!w.tmp.path().join("home/.claude").exists());
+}

@@ -103,7 +103,7 @@ const REFRESH_INTERVAL_MS: i64 = 10_000;
 #[non_exhaustive]
 pub enum IndexError {
     /// The database cannot be opened, read or written.
-    #[error("recall index {}: {source}", path.display())]
+    #[error("recall index {}", path.display())]
     Database {
         /// The database file.
         path: PathBuf,
@@ -144,6 +144,12 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// What went wrong underneath, for a note: SQLite's message, or this
+    /// error's own.
+    fn cause(&self) -> String {
+        std::error::Error::source(self).map_or_else(|| self.to_string(), ToString::to_string)
+    }
+
     /// Whether the database itself is damaged: it is then removed and
     /// built again.
     fn is_damage(&self) -> bool {
@@ -270,15 +276,11 @@ impl std::fmt::Debug for RecallIndex {
 
 /// Now, in nanoseconds since the Unix epoch.
 pub(crate) fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .and_then(|d| i64::try_from(d.as_nanos()).ok())
-        .unwrap_or(0)
+    memdir_memtypes::unix_nanos(std::time::SystemTime::now())
 }
 
 pub(crate) fn now_ms() -> i64 {
-    now_ns() / 1_000_000
+    memdir_memtypes::unix_millis(std::time::SystemTime::now())
 }
 
 const SCHEMA: &str = "
@@ -317,6 +319,47 @@ struct Totals {
 
 const TOTAL_KEYS: [&str; 5] = ["n", "len0", "len1", "len2", "len3"];
 
+impl Totals {
+    /// The totals and the number of changes waiting for a merge, from
+    /// `meta`.
+    fn load(conn: &Connection) -> rusqlite::Result<(Totals, i64)> {
+        let mut totals = Totals::default();
+        let mut pending = 0;
+        let pairs: Vec<(String, i64)> = rows(
+            conn,
+            "SELECT key, value FROM meta WHERE key IN ('n','len0','len1','len2','len3','pending')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        for (key, value) in pairs {
+            match TOTAL_KEYS.iter().position(|k| *k == key) {
+                Some(0) => totals.n = value,
+                Some(i) => totals.lens[i - 1] = value,
+                None => pending = value,
+            }
+        }
+        Ok((totals, pending))
+    }
+}
+
+/// Every row of a query, each taken by `map`.
+fn rows<T, P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    conn.prepare_cached(sql)?.query_map(params, map)?.collect()
+}
+
+/// The numbers of base-segment memories that have changed or gone since
+/// the last merge.
+fn dead_ids(conn: &Connection) -> rusqlite::Result<HashSet<DocId>> {
+    Ok(rows(conn, "SELECT id FROM dead", [], |r| r.get(0))?
+        .into_iter()
+        .collect())
+}
+
 impl RecallIndex {
     /// Opens (or creates) the index `db` of the memory folder `folder`. A
     /// database that is unreadable, of another layout version or of
@@ -331,6 +374,12 @@ impl RecallIndex {
             })?;
         }
         let mut notes = Vec::new();
+        if remove_odd_files(db) {
+            notes.push(format!(
+                "recall index {}: found something other than a regular file in its place; removed and rebuilt",
+                db.display()
+            ));
+        }
         let conn = match Self::connect(db, folder) {
             Ok(Some(conn)) => conn,
             Ok(None) => {
@@ -345,8 +394,9 @@ impl RecallIndex {
             }
             Err(e) if e.is_damage() => {
                 notes.push(format!(
-                    "recall index {} was unreadable ({e}); rebuilt",
-                    db.display()
+                    "recall index {} was unreadable ({}); rebuilt",
+                    db.display(),
+                    e.cause()
                 ));
                 remove_database(db);
                 Self::connect(db, folder)?.ok_or_else(|| IndexError::Damaged {
@@ -439,8 +489,9 @@ impl RecallIndex {
         match f(self) {
             Err(e) if e.is_damage() => {
                 self.notes.push(format!(
-                    "recall index {} was unreadable ({e}); rebuilt",
-                    self.db.display()
+                    "recall index {} was unreadable ({}); rebuilt",
+                    self.db.display(),
+                    e.cause()
                 ));
                 // Close the damaged database before removing it.
                 let fresh = Connection::open_in_memory().map_err(self.fail())?;
@@ -483,18 +534,11 @@ impl RecallIndex {
         depth: Depth,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Reconciled, IndexError> {
-        let fail = self.fail();
-        let dirs: Vec<(String, i64)> = {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT rel, mtime_ns FROM dirs")
-                .map_err(&fail)?;
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(&fail)?
-                .collect::<Result<_, _>>()
-                .map_err(&fail)?
-        };
-        drop(fail);
+        let dirs: Vec<(String, i64)> =
+            rows(&self.conn, "SELECT rel, mtime_ns FROM dirs", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(self.fail())?;
         if dirs.is_empty() {
             return self.build(progress, false);
         }
@@ -595,22 +639,13 @@ impl RecallIndex {
         } else {
             SweepState::load(&self.sweep_path())
         };
-        let rows: Vec<(i64, String, i64, i64, i64)> = {
-            let fail = self.fail();
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT id, filename, size, mtime_ns, ino FROM docs WHERE filename > ?1 ORDER BY filename LIMIT ?2",
-                )
-                .map_err(&fail)?;
-            stmt.query_map(
-                params![state.cursor, i64::try_from(limit).unwrap_or(i64::MAX)],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )
-            .map_err(&fail)?
-            .collect::<Result<_, _>>()
-            .map_err(&fail)?
-        };
+        let rows: Vec<(i64, String, i64, i64, i64)> = rows(
+            &self.conn,
+            "SELECT id, filename, size, mtime_ns, ino FROM docs WHERE filename > ?1 ORDER BY filename LIMIT ?2",
+            params![state.cursor, i64::try_from(limit).unwrap_or(i64::MAX)],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .map_err(self.fail())?;
         let mut out = Swept::default();
         let wrapped = rows.len() < limit;
         for (id, filename, size, mtime_ns, ino) in rows {
@@ -690,7 +725,7 @@ impl RecallIndex {
             let id = DocId::try_from(i + 1).map_err(|_| IndexError::Damaged {
                 path: writer.db.to_owned(),
             })?;
-            writer.insert_doc(id, header, *stamp, lens, true, now)?;
+            writer.insert_doc(id, header, *stamp, &content_hash(header), lens, true, now)?;
             writer.report.added += 1;
         }
         let by_term: HashMap<String, Vec<Posting>> = terms
@@ -774,17 +809,13 @@ impl RecallIndex {
     /// The memories another replaced, each with its replacement, from the
     /// `supersedes:` and `supersededBy:` of the indexed memories.
     pub fn superseded(&self) -> Result<BTreeMap<String, String>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT d.filename, l.supersedes, l.superseded_by FROM links l JOIN docs d ON d.id = l.doc",
-            )
-            .map_err(self.fail())?;
-        let rows: Vec<(String, String, Option<String>)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(self.fail())?
-            .collect::<Result<_, _>>()
-            .map_err(self.fail())?;
+        let rows: Vec<(String, String, Option<String>)> = rows(
+            &self.conn,
+            "SELECT d.filename, l.supersedes, l.superseded_by FROM links l JOIN docs d ON d.id = l.doc",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .map_err(self.fail())?;
         Ok(memdir_memtypes::superseded_map(rows.iter().map(
             |(file, supersedes, by)| {
                 (
@@ -805,16 +836,7 @@ impl RecallIndex {
     /// changed since the last compaction; and no refresh started in the
     /// last ten seconds.
     pub fn refresh_due(&self) -> Result<bool, IndexError> {
-        let meta = |key: &str| -> Result<i64, IndexError> {
-            Ok(self
-                .conn
-                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
-                    r.get::<_, i64>(0)
-                })
-                .optional()
-                .map_err(self.fail())?
-                .unwrap_or(0))
-        };
+        let meta = |key: &str| self.meta_int(key);
         let now = now_ms();
         if now - meta("refresh_started_ms")? < REFRESH_INTERVAL_MS {
             return Ok(false);
@@ -894,7 +916,11 @@ impl SweepState {
     }
 
     fn load(path: &Path) -> Self {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        // Never blocks on a FIFO, never reads more than a small file.
+        let text = memdir_memtypes::read_regular_file(path, 64 * 1024)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .unwrap_or_default();
         let mut lines = text.split('\n');
         let (Some(started), Some(swept), Some(cursor), Some("end")) =
             (lines.next(), lines.next(), lines.next(), lines.next())
@@ -915,6 +941,11 @@ impl SweepState {
         if self.cursor.contains('\n') {
             return;
         }
+        // Only over a regular file (or none): never through a link, never
+        // into a FIFO, which would block.
+        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+            return;
+        }
         let _ = std::fs::write(
             path,
             format!("{}\n{swept}\n{}\nend\n", self.started_ms, self.cursor),
@@ -922,15 +953,46 @@ impl SweepState {
     }
 }
 
+/// The database and its companion files: SQLite's journals and the
+/// sweep's place.
+fn database_files(db: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    ["", "-wal", "-shm", "-journal"]
+        .into_iter()
+        .map(|suffix| {
+            let mut path = db.as_os_str().to_owned();
+            path.push(suffix);
+            PathBuf::from(path)
+        })
+        .chain(std::iter::once(db.with_extension("sweep")))
+}
+
 /// Removes a database and its companion files; a cache, so a failure to
 /// remove is only a failure to rebuild later.
 fn remove_database(db: &Path) {
-    let _ = std::fs::remove_file(db.with_extension("sweep"));
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut path = db.as_os_str().to_owned();
-        path.push(suffix);
-        let _ = std::fs::remove_file(PathBuf::from(path));
+    for path in database_files(db) {
+        let _ = std::fs::remove_file(path);
     }
+}
+
+/// Removes whatever stands where the database or a companion file belongs
+/// and is not a regular file: a link (SQLite would write through it), a
+/// FIFO (reading it would block recall forever), a folder. Returns
+/// whether anything was removed.
+fn remove_odd_files(db: &Path) -> bool {
+    let mut removed = false;
+    for path in database_files(db) {
+        if let Ok(meta) = std::fs::symlink_metadata(&path)
+            && !meta.file_type().is_file()
+        {
+            let gone = if meta.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            removed |= gone.is_ok();
+        }
+    }
+    removed
 }
 
 /// Reads `files`, calling `progress` every few hundred.
@@ -1023,27 +1085,7 @@ impl<'a> Writer<'a> {
             }
             Err(e) => return Err(fail(e)),
         };
-        let mut totals = Totals::default();
-        let mut pending = 0;
-        {
-            let mut stmt = tx
-                .prepare_cached("SELECT key, value FROM meta WHERE key IN ('n','len0','len1','len2','len3','pending')")
-                .map_err(fail)?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-                .map_err(fail)?;
-            for row in rows {
-                let (key, value) = row.map_err(fail)?;
-                match key.as_str() {
-                    "n" => totals.n = value,
-                    "len0" => totals.lens[0] = value,
-                    "len1" => totals.lens[1] = value,
-                    "len2" => totals.lens[2] = value,
-                    "len3" => totals.lens[3] = value,
-                    _ => pending = value,
-                }
-            }
-        }
+        let (totals, pending) = Totals::load(&tx).map_err(fail)?;
         Ok(Some(Writer {
             tx,
             db,
@@ -1128,18 +1170,13 @@ impl<'a> Writer<'a> {
             } else {
                 format!("{rel}/")
             };
-            let ids: Vec<i64> = {
-                let mut stmt = self
-                    .tx
-                    .prepare_cached(
-                        "SELECT id FROM docs WHERE dir = ?1 OR substr(dir, 1, length(?2)) = ?2",
-                    )
-                    .map_err(&fail)?;
-                stmt.query_map(params![rel, prefix], |r| r.get(0))
-                    .map_err(&fail)?
-                    .collect::<Result<_, _>>()
-                    .map_err(&fail)?
-            };
+            let ids: Vec<i64> = rows(
+                &self.tx,
+                "SELECT id FROM docs WHERE dir = ?1 OR substr(dir, 1, length(?2)) = ?2",
+                params![rel, prefix],
+                |r| r.get(0),
+            )
+            .map_err(&fail)?;
             self.tx
                 .execute(
                     "DELETE FROM dirs WHERE rel = ?1 OR substr(rel, 1, length(?2)) = ?2",
@@ -1194,16 +1231,10 @@ impl<'a> Writer<'a> {
             }
             to_read.extend(next.map(|(l, _)| l.clone()));
         }
-        let known_dirs: HashSet<String> = {
-            let mut stmt = self
-                .tx
-                .prepare_cached("SELECT rel FROM dirs")
-                .map_err(&fail)?;
-            stmt.query_map([], |r| r.get(0))
-                .map_err(&fail)?
-                .collect::<Result<_, _>>()
-                .map_err(&fail)?
-        };
+        let known_dirs: HashSet<String> = rows(&self.tx, "SELECT rel FROM dirs", [], |r| r.get(0))
+            .map_err(&fail)?
+            .into_iter()
+            .collect();
         drop(fail);
         for id in gone {
             self.remove_doc(id)?;
@@ -1251,10 +1282,14 @@ impl<'a> Writer<'a> {
                         .optional()
                 })
                 .map_err(self.fail())?;
+            let read = read.map(|(header, stamp)| {
+                let hash = content_hash(&header);
+                (header, stamp, hash)
+            });
             match (read, existing) {
                 (None, None) => {}
                 (None, Some((id, _))) => self.remove_doc(id)?,
-                (Some((header, stamp)), Some((id, hash))) if hash == content_hash(&header) => {
+                (Some((header, stamp, hash)), Some((id, stored))) if stored == hash => {
                     // Touched, not changed: a new stamp and time only.
                     let mtime = stable_ns(stamp.mtime_ns, now);
                     self.tx
@@ -1272,14 +1307,14 @@ impl<'a> Writer<'a> {
                         })
                         .map_err(self.fail())?;
                 }
-                (Some((header, stamp)), existing) => {
+                (Some((header, stamp, hash)), existing) => {
                     if let Some((id, _)) = existing {
                         self.remove_doc(id)?;
                         self.report.updated += 1;
                     } else {
                         self.report.added += 1;
                     }
-                    self.add_fresh(&header, stamp, now)?;
+                    self.add_fresh(&header, stamp, &hash, now)?;
                 }
             }
         }
@@ -1291,6 +1326,7 @@ impl<'a> Writer<'a> {
         &mut self,
         header: &MemoryHeader,
         stamp: FileStamp,
+        hash: &[u8],
         now: i64,
     ) -> Result<(), IndexError> {
         let (lens, counts) = terms_of(header);
@@ -1319,7 +1355,7 @@ impl<'a> Writer<'a> {
         let id = DocId::try_from(id).map_err(|_| IndexError::Damaged {
             path: self.db.to_owned(),
         })?;
-        self.insert_doc(id, header, stamp, &lens, false, now)?;
+        self.insert_doc(id, header, stamp, hash, &lens, false, now)?;
         let mut stmt = self
             .tx
             .prepare_cached(
@@ -1335,11 +1371,16 @@ impl<'a> Writer<'a> {
     }
 
     /// Writes a memory's row and its links, and counts it in the totals.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one row's columns, from two callers that know them differently"
+    )]
     fn insert_doc(
         &mut self,
         id: DocId,
         header: &MemoryHeader,
         stamp: FileStamp,
+        hash: &[u8],
         lens: &FieldCounts,
         in_base: bool,
         now: i64,
@@ -1357,7 +1398,7 @@ impl<'a> Writer<'a> {
                     stamp.ino.cast_signed(),
                     i64::try_from(stamp.size).unwrap_or(i64::MAX),
                     stable_ns(stamp.mtime_ns, now),
-                    content_hash(header),
+                    hash,
                     header.mtime_ms,
                     lens[0],
                     lens[1],
@@ -1453,13 +1494,7 @@ impl<'a> Writer<'a> {
     /// every blob is read and written again.
     fn compact(&mut self) -> Result<(), IndexError> {
         let fail = self.fail();
-        let dead: HashSet<DocId> = {
-            let mut stmt = self.tx.prepare("SELECT id FROM dead").map_err(&fail)?;
-            stmt.query_map([], |r| r.get(0))
-                .map_err(&fail)?
-                .collect::<Result<_, _>>()
-                .map_err(&fail)?
-        };
+        let dead = dead_ids(&self.tx).map_err(&fail)?;
         let mut by_term: HashMap<String, Vec<Posting>> = HashMap::new();
         {
             let mut stmt = self
@@ -1518,16 +1553,10 @@ impl<'a> Writer<'a> {
     /// of the folder.
     fn renumber(&mut self, by_term: &mut HashMap<String, Vec<Posting>>) -> Result<(), IndexError> {
         let fail = self.fail();
-        let ids: Vec<i64> = {
-            let mut stmt = self
-                .tx
-                .prepare("SELECT id FROM docs ORDER BY id")
-                .map_err(&fail)?;
-            stmt.query_map([], |r| r.get(0))
-                .map_err(&fail)?
-                .collect::<Result<_, _>>()
-                .map_err(&fail)?
-        };
+        let ids: Vec<i64> = rows(&self.tx, "SELECT id FROM docs ORDER BY id", [], |r| {
+            r.get(0)
+        })
+        .map_err(&fail)?;
         let dense = ids.iter().zip(1..).all(|(&id, n)| id == n);
         if !dense {
             let renumber: HashMap<DocId, DocId> = ids
@@ -1604,36 +1633,10 @@ impl QueryCorpus {
     fn load(index: &RecallIndex, query: &str) -> Result<QueryCorpus, IndexError> {
         let fail = index.fail();
         let conn = &index.conn;
-        let mut totals = [0u64; FIELDS];
-        let mut n = 0;
-        {
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT key, value FROM meta WHERE key IN ('n','len0','len1','len2','len3')",
-                )
-                .map_err(&fail)?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-                .map_err(&fail)?;
-            for row in rows {
-                let (key, value) = row.map_err(&fail)?;
-                let value = u64::try_from(value).unwrap_or(0);
-                match key.as_str() {
-                    "n" => n = usize::try_from(value).unwrap_or(usize::MAX),
-                    "len0" => totals[0] = value,
-                    "len1" => totals[1] = value,
-                    "len2" => totals[2] = value,
-                    _ => totals[3] = value,
-                }
-            }
-        }
-        let dead: HashSet<DocId> = {
-            let mut stmt = conn.prepare_cached("SELECT id FROM dead").map_err(&fail)?;
-            stmt.query_map([], |r| r.get(0))
-                .map_err(&fail)?
-                .collect::<Result<_, _>>()
-                .map_err(&fail)?
-        };
+        let (stored, _) = Totals::load(conn).map_err(&fail)?;
+        let n = usize::try_from(stored.n).unwrap_or(0);
+        let totals = stored.lens.map(|l| u64::try_from(l).unwrap_or(0));
+        let dead = dead_ids(conn).map_err(&fail)?;
         let mut terms = crate::tokenize::tokenize(query);
         terms.sort();
         terms.dedup();

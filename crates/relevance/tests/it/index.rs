@@ -314,3 +314,97 @@ proptest! {
         }
     }
 }
+
+/// Runs `f` on a thread and fails if it takes longer than a minute: a
+/// recall that blocks on a FIFO would otherwise hang the test run.
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("recall blocked on what stood in the index's place")
+}
+
+#[test]
+#[cfg(unix)]
+fn a_fifo_or_link_in_the_index_s_place_is_removed_never_read_or_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    fs::create_dir(&dir).unwrap();
+    memory(
+        &dir,
+        "deploy.md",
+        "project",
+        "Never deploy on Fridays; ship with make ship",
+        "",
+    );
+    let db = tmp.path().join("index.sqlite");
+    let outside = tmp.path().join("outside.txt");
+    fs::write(&outside, "the user's own file\n").unwrap();
+    let with = |suffix: &str| {
+        let mut p = db.clone().into_os_string();
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    // What stands where a file of the index belongs: a FIFO (`None`) or a
+    // link to the user's own file.
+    let plants = [
+        ("a FIFO as the database", db.clone(), None),
+        (
+            "a FIFO as the sweep's file",
+            db.with_extension("sweep"),
+            None,
+        ),
+        ("a FIFO as the write-ahead log", with("-wal"), None),
+        (
+            "a link as the write-ahead log",
+            with("-wal"),
+            Some(&outside),
+        ),
+        ("a link as the database", db.clone(), Some(&outside)),
+    ];
+    for (what, path, link_to) in plants {
+        for p in [
+            db.clone(),
+            with("-wal"),
+            with("-shm"),
+            db.with_extension("sweep"),
+        ] {
+            let _ = fs::remove_file(p);
+        }
+        if let Some(target) = link_to {
+            std::os::unix::fs::symlink(target, &path).unwrap();
+        } else {
+            let made = std::process::Command::new("mkfifo").arg(&path).status();
+            assert!(made.unwrap().success());
+        }
+        let (dir2, db2) = (dir.clone(), db.clone());
+        let found = within_a_minute(move || {
+            let options = RecallOptions {
+                index: Some(&db2),
+                ..RecallOptions::default()
+            };
+            find_relevant_memories(
+                "how do we deploy this service",
+                &dir2,
+                &CancelToken::new(),
+                &options,
+            )
+            .unwrap()
+        });
+        let names: Vec<&str> = found.memories.iter().map(|m| m.filename.as_str()).collect();
+        assert_eq!(names, ["deploy.md"], "{what}");
+        assert!(
+            found.diagnostics.iter().any(|d| d.contains("rebuilt")),
+            "{what}: {:?}",
+            found.diagnostics
+        );
+        assert!(fs::symlink_metadata(&db).unwrap().is_file(), "{what}");
+        assert_eq!(
+            fs::read_to_string(&outside).unwrap(),
+            "the user's own file\n",
+            "{what}"
+        );
+    }
+}
