@@ -12,10 +12,10 @@ use crate::{
     apply_thresholds, is_redundant_tool_doc,
 };
 
-/// How many of the best-ranked memories are looked up before the
-/// thresholds: enough for what is already surfaced or superseded to be
-/// passed over.
-const LOOKED_UP: usize = 64;
+/// How many of the best-ranked memories, passing over those already
+/// surfaced or superseded, are looked up before the thresholds (with any
+/// that tie with the last): the thresholds keep at most this many.
+const LOOKED_UP: usize = MAX_RELEVANT * 3;
 
 /// How often a recall ranks again after finding that a memory it was about
 /// to return changed under it.
@@ -81,24 +81,7 @@ fn choose(
     options: &RecallOptions<'_>,
 ) -> Result<Vec<(Ranked, IndexedMemory)>, IndexError> {
     let scored = index.score(query)?;
-    let superseded = index.superseded()?;
-    let mut kept: Vec<(Ranked, IndexedMemory)> = Vec::new();
-    for r in &scored.ranked {
-        if kept.len() >= LOOKED_UP {
-            break;
-        }
-        let Some(m) = index.memory(u32::try_from(r.index).unwrap_or(u32::MAX))? else {
-            continue;
-        };
-        let surfaced = options.already_surfaced.contains(Path::new(&m.filename))
-            || options
-                .already_surfaced
-                .contains(&memory_dir.join(&m.filename));
-        if surfaced || superseded.contains_key(&m.filename) {
-            continue;
-        }
-        kept.push((*r, m));
-    }
+    let mut kept = index.reading(|index| looked_up(index, memory_dir, &scored, options))?;
     // Ties go to the newer memory, then by name: a scan's order.
     kept.sort_by(|(a, ma), (b, mb)| {
         b.score
@@ -106,7 +89,7 @@ fn choose(
             .then(mb.time_ms.cmp(&ma.time_ms))
             .then_with(|| ma.filename.cmp(&mb.filename))
     });
-    let limit = MAX_RELEVANT * 3;
+    let limit = LOOKED_UP;
     let filtered = Scored {
         ranked: kept.iter().map(|(r, _)| *r).collect(),
         known_share: scored.known_share,
@@ -123,4 +106,33 @@ fn choose(
         .into_iter()
         .filter_map(|r| by_index.remove(&r.index).map(|m| (r, m)))
         .collect())
+}
+
+/// The best [`LOOKED_UP`] of `scored` (and any that tie with the last),
+/// passing over those already surfaced or superseded.
+fn looked_up(
+    index: &RecallIndex,
+    memory_dir: &Path,
+    scored: &Scored,
+    options: &RecallOptions<'_>,
+) -> Result<Vec<(Ranked, IndexedMemory)>, IndexError> {
+    let superseded = index.superseded()?;
+    let mut kept: Vec<(Ranked, IndexedMemory)> = Vec::new();
+    for r in &scored.ranked {
+        if kept.len() >= LOOKED_UP && kept.last().is_some_and(|(last, _)| last.score > r.score) {
+            break;
+        }
+        let Some(m) = index.memory(u32::try_from(r.index).unwrap_or(u32::MAX))? else {
+            continue;
+        };
+        let surfaced = options.already_surfaced.contains(Path::new(&m.filename))
+            || options
+                .already_surfaced
+                .contains(&memory_dir.join(&m.filename));
+        if surfaced || superseded.contains_key(&m.filename) {
+            continue;
+        }
+        kept.push((*r, m));
+    }
+    Ok(kept)
 }

@@ -178,6 +178,14 @@ pub fn score_all(corpus: &impl Corpus, query: &str) -> Vec<Ranked> {
 /// [`score_all`], with what the abstention reads of the query.
 #[must_use]
 pub fn score_query(corpus: &impl Corpus, query: &str) -> Scored {
+    score_best(corpus, query, usize::MAX)
+}
+
+/// [`score_query`], keeping only the best `keep` memories: a large folder
+/// has thousands with some evidence for a common word, and a request reads
+/// only the first few.
+#[must_use]
+pub(crate) fn score_best(corpus: &impl Corpus, query: &str, keep: usize) -> Scored {
     let mut terms = tokenize(query);
     terms.sort();
     terms.dedup();
@@ -257,32 +265,49 @@ pub fn score_query(corpus: &impl Corpus, query: &str) -> Scored {
             }
         }
     }
-    let found: Vec<(DocId, (f64, f64, f64))> = if use_dense {
-        dense
-            .into_iter()
-            .enumerate()
-            .filter(|(_, e)| e.1 > 0.0)
-            .map(|(doc, e)| (DocId::try_from(doc).unwrap_or(DocId::MAX), e))
-            .collect()
-    } else {
-        sparse.into_iter().collect()
-    };
-    let mut ranked: Vec<Ranked> = found
-        .into_iter()
-        .filter(|(_, (score, _, _))| *score > 0.0)
-        .map(|(doc, (score, matched, head))| Ranked {
-            index: doc as usize,
+    let to_ranked = |(index, (score, matched, head)): (usize, (f64, f64, f64))| {
+        (score > 0.0).then(|| Ranked {
+            index,
             score,
             coverage: matched / total,
             head_coverage: head / total,
         })
-        .collect();
-    ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
+    };
+    let mut ranked: Vec<Ranked> = if use_dense {
+        dense
+            .into_iter()
+            .enumerate()
+            .filter_map(to_ranked)
+            .collect()
+    } else {
+        sparse
+            .into_iter()
+            .map(|(doc, e)| (doc as usize, e))
+            .filter_map(to_ranked)
+            .collect()
+    };
+    best_first(&mut ranked, keep);
     Scored {
         ranked,
         known_share: known / total,
         terms: terms.len(),
     }
+}
+
+/// Sorts `ranked` best first, ties by number, keeping the best `keep`: a
+/// total order, so an unstable sort is deterministic, and the best can be
+/// picked before sorting.
+fn best_first(ranked: &mut Vec<Ranked>, keep: usize) {
+    let order = |a: &Ranked, b: &Ranked| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index));
+    if keep < ranked.len() {
+        if keep == 0 {
+            ranked.clear();
+        } else {
+            ranked.select_nth_unstable_by(keep - 1, order);
+            ranked.truncate(keep);
+        }
+    }
+    ranked.sort_unstable_by(order);
 }
 
 /// The ranked memories the thresholds keep, at most `limit`: empty when

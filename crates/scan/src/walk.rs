@@ -164,10 +164,13 @@ impl Reader<'_> {
 /// would otherwise wait on each other's system calls); the results in the
 /// items' order.
 fn in_chunks<T: Send, R: Send>(mut items: Vec<T>, f: impl Fn(Vec<T>) -> R + Sync) -> Vec<R> {
+    if items.len() < PARALLEL_THRESHOLD {
+        return vec![f(items)];
+    }
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(4);
-    if workers < 2 || items.len() < PARALLEL_THRESHOLD {
+    if workers < 2 {
         return vec![f(items)];
     }
     let per = items.len().div_ceil(workers);

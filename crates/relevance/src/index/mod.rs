@@ -70,17 +70,24 @@ use std::time::Duration;
 
 use memdir_memtypes::MemoryType;
 use memdir_scan::{FileStamp, MemoryHeader, read_memory_files};
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use sha2::{Digest, Sha256};
 
 use crate::corpus::{Corpus, DocId, DocText, FIELDS, FieldCounts, MemCorpus, count_terms};
-use crate::local::{Scored, score_query};
+use crate::local::{Scored, score_best};
 use listing::{DirListing, Root, child, parent, stable_ns};
 use postings::Posting;
 
 /// How many memories a recall's sweep stat's to find files rewritten in
 /// place; a few hundred microseconds.
-pub const SWEEP_PER_RECALL: usize = 256;
+pub const SWEEP_PER_RECALL: usize = 128;
+
+/// How many of the best-ranked memories [`RecallIndex::score`] keeps: a
+/// recall returns at most five, after passing over those already surfaced
+/// or superseded.
+pub const RANKED: usize = 256;
 
 /// The version of the database layout; another version is rebuilt.
 const SCHEMA_VERSION: i32 = 2;
@@ -448,6 +455,13 @@ impl RecallIndex {
         // rebuilt. No fsync is worth a recall's time.
         conn.pragma_update(None, "synchronous", "OFF")
             .map_err(fail)?;
+        // The last connection to close would otherwise fold the log into
+        // the database and delete the log and its shared index, which the
+        // next recall then creates again: most of a recall's file system
+        // work. Writers fold the log in as it grows, and a refresh at its
+        // end.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(fail)?;
         let stored: Option<String> = conn
             .query_row("SELECT value FROM meta WHERE key = 'folder'", [], |r| {
                 r.get(0)
@@ -605,6 +619,14 @@ impl RecallIndex {
             }
             writer.commit()?
         };
+        if depth == Depth::Full {
+            // Fold the log into the database while nobody holds it (a
+            // reader in the middle of a query keeps its part; the next
+            // refresh folds it).
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
         report.swept = sweep.checked;
         sweep.state.save(&self.sweep_path());
         Ok(report)
@@ -648,11 +670,42 @@ impl RecallIndex {
         .map_err(self.fail())?;
         let mut out = Swept::default();
         let wrapped = rows.len() < limit;
+        // Each name is looked up from the folder, not from the root of the
+        // file system: a quarter of the cost of a stat by full path.
+        let folder = rustix::fs::open(
+            root.path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .ok();
+        #[allow(
+            clippy::useless_conversion,
+            reason = "the C types of a stat's fields differ between targets"
+        )]
+        let stamp_of = |filename: &str| -> Option<FileStamp> {
+            match &folder {
+                Some(fd) => {
+                    let st = rustix::fs::statat(fd, filename, AtFlags::empty()).ok()?;
+                    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| {
+                        FileStamp {
+                            size: u64::try_from(st.st_size).unwrap_or(0),
+                            mtime_ns: i64::from(st.st_mtime)
+                                .saturating_mul(1_000_000_000)
+                                .saturating_add(i64::try_from(st.st_mtime_nsec).unwrap_or(0)),
+                            ino: st.st_ino,
+                        }
+                    })
+                }
+                None => std::fs::metadata(root.join(filename))
+                    .ok()
+                    .filter(std::fs::Metadata::is_file)
+                    .map(|meta| FileStamp::of(&meta)),
+            }
+        };
         for (id, filename, size, mtime_ns, ino) in rows {
             out.checked += 1;
-            match std::fs::metadata(root.join(&filename)) {
-                Ok(meta) if meta.is_file() => {
-                    let now = FileStamp::of(&meta);
+            match stamp_of(&filename) {
+                Some(now) => {
                     let same = i64::try_from(now.size).ok() == Some(size)
                         && now.mtime_ns == mtime_ns
                         && now.ino.cast_signed() == ino;
@@ -660,7 +713,7 @@ impl RecallIndex {
                         out.stale.push(filename.clone());
                     }
                 }
-                _ => out.gone.push(id),
+                None => out.gone.push(id),
             }
             state.cursor = filename;
         }
@@ -773,12 +826,25 @@ impl RecallIndex {
 
     /// Ranks `query` over every indexed memory, before thresholds: the
     /// same scores [`crate::score_query`] gives over the same memories,
-    /// each [`crate::Ranked::index`] an [`IndexedMemory::id`].
+    /// each [`crate::Ranked::index`] an [`IndexedMemory::id`], the best
+    /// [`RANKED`] of them.
     pub fn score(&mut self, query: &str) -> Result<Scored, IndexError> {
         self.healing(|index| {
             let corpus = QueryCorpus::load(index, query)?;
-            Ok(score_query(&corpus, query))
+            Ok(score_best(&corpus, query, RANKED))
         })
+    }
+
+    /// Runs the reads of `f` in one snapshot of the index: the database is
+    /// locked and its log checked once, not at each read.
+    pub fn reading<T>(
+        &self,
+        f: impl FnOnce(&Self) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        let snapshot = self.conn.unchecked_transaction().map_err(self.fail())?;
+        let out = f(self)?;
+        snapshot.commit().map_err(self.fail())?;
+        Ok(out)
     }
 
     /// The indexed memory numbered `id`, if any.
@@ -811,7 +877,10 @@ impl RecallIndex {
     pub fn superseded(&self) -> Result<BTreeMap<String, String>, IndexError> {
         let rows: Vec<(String, String, Option<String>)> = rows(
             &self.conn,
-            "SELECT d.filename, l.supersedes, l.superseded_by FROM links l JOIN docs d ON d.id = l.doc",
+            // Few memories have links: read them first (`CROSS JOIN` keeps
+            // that order), never every memory.
+            "SELECT d.filename, l.supersedes, l.superseded_by
+             FROM links l CROSS JOIN docs d ON d.id = l.doc",
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
@@ -942,14 +1011,32 @@ impl SweepState {
             return;
         }
         // Only over a regular file (or none): never through a link, never
-        // into a FIFO, which would block.
+        // into a FIFO, which would block (and the opening itself follows
+        // no link and waits for no reader).
         if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
             return;
         }
-        let _ = std::fs::write(
+        let mut record = format!("{}\n{swept}\n{}\nend\n", self.started_ms, self.cursor);
+        // Written over the old record, padded to its length, never
+        // truncated: a truncation makes the file system write the file out
+        // at close, which would cost a recall more than its whole sweep.
+        let Ok(file) = rustix::fs::open(
             path,
-            format!("{}\n{swept}\n{}\nend\n", self.started_ms, self.cursor),
-        );
+            OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map(std::fs::File::from) else {
+            return;
+        };
+        let old_len = file
+            .metadata()
+            .map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
+        if old_len > 64 * 1024 {
+            let _ = file.set_len(0);
+        } else if record.len() < old_len {
+            record.extend(std::iter::repeat_n(' ', old_len - record.len()));
+        }
+        let _ = std::os::unix::fs::FileExt::write_all_at(&file, record.as_bytes(), 0);
     }
 }
 
@@ -1163,7 +1250,7 @@ impl<'a> Writer<'a> {
         to_read: &mut Vec<String>,
     ) -> Result<(), IndexError> {
         let fail = self.fail();
-        let Some(listing) = listing else {
+        let Some(mut listing) = listing else {
             // The directory is gone: everything below it with it.
             let prefix = if rel.is_empty() {
                 String::new()
@@ -1192,10 +1279,16 @@ impl<'a> Writer<'a> {
         // The listing and the stored memories of this directory, both in
         // name order (SQLite's binary order is Rust's byte order), merged
         // side by side: no hashing, no copy of a name that did not change.
-        let mut listed: Vec<(String, u64)> = listing
-            .files
-            .iter()
-            .map(|(name, ino)| (child(rel, name), *ino))
+        let mut listed: Vec<(String, u64)> = std::mem::take(&mut listing.files)
+            .into_iter()
+            .map(|(name, ino)| {
+                let name = if rel.is_empty() {
+                    name
+                } else {
+                    child(rel, &name)
+                };
+                (name, ino)
+            })
             .collect();
         listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut gone: Vec<i64> = Vec::new();
@@ -1632,7 +1725,9 @@ fn set_lens(lens: &mut Vec<FieldCounts>, doc: DocId, value: FieldCounts) {
 impl QueryCorpus {
     fn load(index: &RecallIndex, query: &str) -> Result<QueryCorpus, IndexError> {
         let fail = index.fail();
-        let conn = &index.conn;
+        // One snapshot for every read: the totals and postings agree, and
+        // the database is locked and its log checked once, not per term.
+        let conn = &index.conn.unchecked_transaction().map_err(&fail)?;
         let (stored, _) = Totals::load(conn).map_err(&fail)?;
         let n = usize::try_from(stored.n).unwrap_or(0);
         let totals = stored.lens.map(|l| u64::try_from(l).unwrap_or(0));

@@ -182,9 +182,12 @@ fn a_damaged_index_is_rebuilt_and_says_so_once() {
         (false, |db: &Path, _len: u64| fs::remove_file(db).unwrap()),
     ];
     for (damaged, damage) in damages {
-        // Close the write-ahead log into the file first, as after a crash
-        // nothing else may be holding it.
-        let _ = RecallIndex::open(&db, &dir).unwrap();
+        // Fold the write-ahead log into the file first (a refresh does),
+        // so that the damage is to what the index holds.
+        RecallIndex::open(&db, &dir)
+            .unwrap()
+            .reconcile(Depth::Full, &mut |_| {})
+            .unwrap();
         damage(&db, len);
         let options = RecallOptions {
             index: Some(&db),
