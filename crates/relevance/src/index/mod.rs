@@ -89,6 +89,10 @@ pub const SWEEP_PER_RECALL: usize = 128;
 /// or superseded.
 pub const RANKED: usize = 256;
 
+/// The write-ahead log, kept between processes, is folded into the
+/// database by the writer that leaves it larger than this.
+const WAL_BYTES: u64 = 1 << 20;
+
 /// The version of the database layout; another version is rebuilt.
 const SCHEMA_VERSION: i32 = 2;
 
@@ -462,6 +466,7 @@ impl RecallIndex {
         // end.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
             .map_err(fail)?;
+
         let stored: Option<String> = conn
             .query_row("SELECT value FROM meta WHERE key = 'folder'", [], |r| {
                 r.get(0)
@@ -619,14 +624,7 @@ impl RecallIndex {
             }
             writer.commit()?
         };
-        if depth == Depth::Full {
-            // Fold the log into the database while nobody holds it (a
-            // reader in the middle of a query keeps its part; the next
-            // refresh folds it).
-            let _ = self
-                .conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-        }
+        self.fold_log(depth == Depth::Full);
         report.swept = sweep.checked;
         sweep.state.save(&self.sweep_path());
         Ok(report)
@@ -798,6 +796,7 @@ impl RecallIndex {
             .collect();
         writer.write_base(by_term)?;
         let report = writer.commit()?;
+        self.fold_log(true);
         // Every memory was read just now: a complete round.
         let started = now / 1_000_000;
         SweepState::starting(started, Some(started)).save(&self.db.with_extension("sweep"));
@@ -820,8 +819,27 @@ impl RecallIndex {
                 });
             };
             writer.read_and_apply(&folder, filenames.to_vec(), &mut |_| {})?;
-            writer.commit()
+            let report = writer.commit()?;
+            index.fold_log(false);
+            Ok(report)
         })
+    }
+
+    /// Folds the write-ahead log into the database and empties it, when
+    /// `always` or once it is over [`WAL_BYTES`] (the log is kept between
+    /// processes, so nothing else bounds it). Never waits: while another
+    /// process reads, the next writer tries again.
+    fn fold_log(&self, always: bool) {
+        let mut wal = self.db.as_os_str().to_owned();
+        wal.push("-wal");
+        if !always && std::fs::metadata(&wal).map_or(true, |m| m.len() <= WAL_BYTES) {
+            return;
+        }
+        let _ = self.conn.busy_timeout(Duration::ZERO);
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        let _ = self.conn.busy_timeout(BUSY_WAIT);
     }
 
     /// Ranks `query` over every indexed memory, before thresholds: the

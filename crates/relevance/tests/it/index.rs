@@ -411,3 +411,34 @@ fn a_fifo_or_link_in_the_index_s_place_is_removed_never_read_or_written_through(
         );
     }
 }
+
+#[test]
+fn the_log_kept_between_processes_stays_small() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    fs::create_dir(&dir).unwrap();
+    let db = tmp.path().join("index.sqlite");
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    let mut largest = 0;
+    // Each write by its own opening of the index, as each process does:
+    // nothing folds the log in when the connection closes.
+    for i in 0..150 {
+        let body: String = (0..400).map(|w| format!("word{i}x{w} ")).collect();
+        memory(
+            &dir,
+            &format!("m{i}.md"),
+            "project",
+            &format!("note {i}"),
+            &body,
+        );
+        let mut index = RecallIndex::open(&db, &dir).unwrap();
+        index.update_files(&[format!("m{i}.md")]).unwrap();
+        drop(index);
+        largest = largest.max(fs::metadata(&wal).map_or(0, |m| m.len()));
+    }
+    assert!(largest > 0, "the log is kept between openings");
+    assert!(largest < 3 << 20, "the log grew to {largest} bytes");
+    let found = recall("word77x5", &dir, Some(&db), false);
+    assert_eq!(found, ["m77.md"]);
+}
