@@ -25,6 +25,13 @@
 //! and this crate's tokenizer (CJK bigrams, stemming), which FTS5's BM25
 //! does not give. `docs/benchmarks.md` has the measurements.
 //!
+//! A recall is one short process, so what a connection does at its close
+//! counts: the write-ahead log and its shared index are kept between
+//! processes (by default the last connection to close folds the log in
+//! and deletes both, for the next process to create again), and the
+//! writer that leaves the log over 1 MiB folds it in, as every refresh
+//! does. A recall's reads share one snapshot.
+//!
 //! # How it stays current
 //!
 //! Every recall reconciles the index before it ranks ([`Depth::Recall`]):
