@@ -629,9 +629,13 @@ impl RecallIndex {
             if depth == Depth::Full && writer.pending > 0 {
                 writer.compact()?;
             }
-            writer.commit()?
+            let report = writer.commit()?;
+            self.fold_log(false);
+            report
         };
-        self.fold_log(depth == Depth::Full);
+        if depth == Depth::Full {
+            self.fold_log(true);
+        }
         report.swept = sweep.checked;
         sweep.state.save(&self.sweep_path());
         Ok(report)
@@ -837,9 +841,9 @@ impl RecallIndex {
     /// processes, so nothing else bounds it). Never waits: while another
     /// process reads, the next writer tries again.
     fn fold_log(&self, always: bool) {
-        let mut wal = self.db.as_os_str().to_owned();
-        wal.push("-wal");
-        if !always && std::fs::metadata(&wal).map_or(true, |m| m.len() <= WAL_BYTES) {
+        if !always
+            && std::fs::metadata(companion(&self.db, "-wal")).map_or(true, |m| m.len() <= WAL_BYTES)
+        {
             return;
         }
         let _ = self.conn.busy_timeout(Duration::ZERO);
@@ -962,15 +966,13 @@ impl RecallIndex {
         };
         let swept_ms = SweepState::load(&self.sweep_path()).swept_ms;
         let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
-        let mut wal = self.db.clone().into_os_string();
-        wal.push("-wal");
         Ok(IndexStatus {
             path: self.db.clone(),
             folder: self.folder.clone(),
             memories: count("SELECT count(*) FROM docs")?,
             folders: count("SELECT count(*) FROM dirs")?,
             pending: count("SELECT coalesce((SELECT value FROM meta WHERE key = 'pending'), 0)")?,
-            bytes: size(&self.db) + size(Path::new(&wal)),
+            bytes: size(&self.db) + size(&companion(&self.db, "-wal")),
             swept_ms,
         })
     }
@@ -1065,16 +1067,19 @@ impl SweepState {
     }
 }
 
+/// The file SQLite keeps beside `db` under `suffix` (`"-wal"`, …).
+fn companion(db: &Path, suffix: &str) -> PathBuf {
+    let mut path = db.as_os_str().to_owned();
+    path.push(suffix);
+    PathBuf::from(path)
+}
+
 /// The database and its companion files: SQLite's journals and the
 /// sweep's place.
 fn database_files(db: &Path) -> impl Iterator<Item = PathBuf> + '_ {
     ["", "-wal", "-shm", "-journal"]
         .into_iter()
-        .map(|suffix| {
-            let mut path = db.as_os_str().to_owned();
-            path.push(suffix);
-            PathBuf::from(path)
-        })
+        .map(|suffix| companion(db, suffix))
         .chain(std::iter::once(db.with_extension("sweep")))
 }
 

@@ -424,7 +424,10 @@ fn the_log_kept_between_processes_stays_small() {
     // Each write by its own opening of the index, as each process does:
     // nothing folds the log in when the connection closes.
     for i in 0..150 {
-        let body: String = (0..400).map(|w| format!("word{i}x{w} ")).collect();
+        let body = (0..400)
+            .map(|w| format!("word{i}x{w}"))
+            .collect::<Vec<_>>()
+            .join(" ");
         memory(
             &dir,
             &format!("m{i}.md"),
