@@ -239,6 +239,7 @@ fn words() -> impl Strategy<Value = String> {
 enum Op {
     Write(usize, String, String),
     Rewrite(usize, String),
+    Replace(usize, String),
     Delete(usize),
     Full,
 }
@@ -247,6 +248,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0usize..12, words(), words()).prop_map(|(i, d, b)| Op::Write(i, d, b)),
         2 => (0usize..12, words()).prop_map(|(i, d)| Op::Rewrite(i, d)),
+        2 => (0usize..12, words()).prop_map(|(i, d)| Op::Replace(i, d)),
         2 => (0usize..12).prop_map(Op::Delete),
         1 => Just(Op::Full),
     ]
@@ -285,20 +287,31 @@ proptest! {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("memory");
         fs::create_dir(&dir).unwrap();
+        fs::create_dir(dir.join("team")).unwrap();
         let db = tmp.path().join("index.sqlite");
         let mut index = RecallIndex::open(&db, &dir).unwrap();
+        // A third of the memories in a subfolder, which the index lists
+        // and digests on its own.
+        let file = |i: usize| if i % 3 == 2 { format!("team/m{i}.md") } else { format!("m{i}.md") };
         for op in ops {
             match op {
-                Op::Write(i, d, b) => memory(&dir, &format!("m{i}.md"), "project", &d, &b),
+                Op::Write(i, d, b) => memory(&dir, &file(i), "project", &d, &b),
                 Op::Rewrite(i, d) => {
-                    let path = dir.join(format!("m{i}.md"));
+                    let path = dir.join(file(i));
                     if path.exists() {
                         use std::io::Write as _;
                         let mut f = fs::OpenOptions::new().write(true).truncate(true).open(&path).unwrap();
                         write!(f, "---\nname: m{i}\ndescription: {d}\n---\n").unwrap();
                     }
                 }
-                Op::Delete(i) => { let _ = fs::remove_file(dir.join(format!("m{i}.md"))); }
+                Op::Replace(i, d) => {
+                    // A new file renamed over the old, as editors and
+                    // memdir write: a new inode under the same name.
+                    let tmp_file = dir.join(".replacing");
+                    fs::write(&tmp_file, format!("---\nname: m{i}\ndescription: {d}\n---\nnew\n")).unwrap();
+                    fs::rename(&tmp_file, dir.join(file(i))).unwrap();
+                }
+                Op::Delete(i) => { let _ = fs::remove_file(dir.join(file(i))); }
                 Op::Full => { index.reconcile(Depth::Full, &mut |_| {}).unwrap(); }
             }
             index.reconcile(Depth::Recall, &mut |_| {}).unwrap();
