@@ -61,11 +61,11 @@
 //! background when the prompt hook asks for it ([`RecallIndex::refresh_due`]).
 //!
 //! What may be stale, and for how long: a memory rewritten *in place* by
-//! another program, at the same size, keeps ranking on its old text until
-//! the sweep reaches it — at the next recall in a folder of up to
-//! [`SWEEP_PER_RECALL`] memories, within `⌈n / SWEEP_PER_RECALL⌉` recalls
-//! in a larger one, or at the next background refresh, whichever comes
-//! first. Nothing else is: new, removed and replaced files are seen at the
+//! another program keeps ranking on its old text until the sweep reaches
+//! it — at the next recall in a folder of up to [`SWEEP_ALL_UP_TO`]
+//! memories (the sweep then stat's them all), within
+//! `⌈n / SWEEP_PER_RECALL⌉` recalls in a larger one, or at the next
+//! background refresh, whichever comes first. Nothing else is: new, removed and replaced files are seen at the
 //! next recall, and a returned memory is always read as it is now.
 //!
 //! # A cache
@@ -97,8 +97,15 @@ use listing::{
 use postings::Posting;
 
 /// How many memories a recall's sweep stat's to find files rewritten in
-/// place; a few hundred microseconds.
+/// place, in a folder of more than [`SWEEP_ALL_UP_TO`]; a few hundred
+/// microseconds.
 pub const SWEEP_PER_RECALL: usize = 128;
+
+/// In a folder of at most this many memories, every recall's sweep
+/// stat's all of them (under a millisecond), so a memory rewritten in
+/// place, as an agent's edit tool may, ranks on its new text at the next
+/// recall.
+pub const SWEEP_ALL_UP_TO: i64 = 512;
 
 /// How many of the best-ranked memories [`RecallIndex::score`] keeps: a
 /// recall returns at most five, after passing over those already surfaced
@@ -608,8 +615,8 @@ impl RecallIndex {
             }
         }
         let limit = match depth {
-            Depth::Recall => SWEEP_PER_RECALL,
-            Depth::Full => usize::MAX,
+            Depth::Recall if self.meta_int("n")? > SWEEP_ALL_UP_TO => SWEEP_PER_RECALL,
+            Depth::Recall | Depth::Full => usize::MAX,
         };
         let sweep = self.sweep(&root, limit)?;
         let nothing_to_write = changed.is_empty()

@@ -137,6 +137,64 @@ fn a_memory_written_by_another_program_is_found_at_the_next_recall() {
     assert!(recall("who is on call this monday rotation", &dir, Some(&db), true).is_empty());
 }
 
+/// Rewrites `path` in place at the same size (same inode, the folder's
+/// mtime untouched), with the description `description`, and dates it
+/// `age` ago: what an edit tool that writes into the file does.
+fn rewrite_in_place(path: &Path, old: &str, description: &str, age: std::time::Duration) {
+    use std::io::Write as _;
+    let text = fs::read_to_string(path).unwrap();
+    assert!(description.len() <= old.len());
+    let new = text.replace(old, &format!("{description:<width$}", width = old.len()));
+    assert_eq!(new.len(), text.len());
+    let mut f = fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all(new.as_bytes()).unwrap();
+    f.set_modified(std::time::SystemTime::now() - age).unwrap();
+}
+
+#[test]
+fn a_memory_rewritten_in_place_ranks_on_its_new_text_at_the_next_recall_in_a_folder_of_512() {
+    use std::time::{Duration, SystemTime};
+    for (fillers, within) in [(400usize, 1usize), (700, 700usize.div_ceil(128) + 1)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("memory");
+        fs::create_dir(&dir).unwrap();
+        let db = tmp.path().join("index.sqlite");
+        let old = "Lunch is at noon on Fridays in the atrium";
+        for i in 0..fillers {
+            memory(
+                &dir,
+                &format!("filler-{i:04}.md"),
+                "project",
+                &format!("Widget note {i}"),
+                "",
+            );
+        }
+        memory(&dir, "target.md", "user", old, "");
+        // Every file an hour old: none too recent for the index to trust.
+        for entry in fs::read_dir(&dir).unwrap() {
+            let f = fs::File::options()
+                .write(true)
+                .open(entry.unwrap().path())
+                .unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(3600))
+                .unwrap();
+        }
+        let q = "when are tacos served on tuesday";
+        assert!(recall(q, &dir, Some(&db), false).is_empty());
+        rewrite_in_place(
+            &dir.join("target.md"),
+            old,
+            "Tacos are served on Tuesday",
+            Duration::from_secs(1800),
+        );
+        let found_at = (1..=within).find(|_| recall(q, &dir, Some(&db), false) == ["target.md"]);
+        assert!(
+            found_at.is_some(),
+            "{fillers} memories: the rewrite was not seen within {within} recalls"
+        );
+    }
+}
+
 #[cfg(unix)]
 fn inode(path: &Path) -> u64 {
     std::os::unix::fs::MetadataExt::ino(&fs::metadata(path).unwrap())
