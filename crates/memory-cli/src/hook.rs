@@ -52,6 +52,9 @@ pub(crate) enum HookCommand {
     /// Inject the memories the prompt needs (at most 5, offline), each once
     /// per session.
     UserPromptSubmit,
+    /// After the agent's Write or Edit of a memory file: bring the recall
+    /// index up to date now, so the next prompt's recall need not.
+    PostToolUse,
     /// Start memory extraction over the transcript in the background.
     Stop,
     /// Update the session notes before the conversation is compacted.
@@ -65,6 +68,7 @@ impl HookCommand {
         match self {
             HookCommand::SessionStart => HookEvent::SessionStart,
             HookCommand::UserPromptSubmit => HookEvent::UserPromptSubmit,
+            HookCommand::PostToolUse => HookEvent::PostToolUse,
             HookCommand::Stop => HookEvent::Stop,
             HookCommand::PreCompact => HookEvent::PreCompact,
             HookCommand::SessionEnd => HookEvent::SessionEnd,
@@ -86,6 +90,14 @@ struct HookInput {
     /// `Stop`: the agent already continues because of a stop hook.
     #[serde(default)]
     stop_hook_active: bool,
+    /// `PostToolUse`: the tool's arguments.
+    tool_input: Option<ToolInput>,
+}
+
+/// The arguments of a Write, Edit or `MultiEdit` call that memdir reads.
+#[derive(Debug, Default, Deserialize)]
+struct ToolInput {
+    file_path: Option<PathBuf>,
 }
 
 pub(crate) fn run(cmd: HookCommand, global: &GlobalArgs) -> Outcome {
@@ -123,6 +135,18 @@ fn answer(
     match event {
         HookEvent::SessionStart => session_start(&project, global, env, &input),
         HookEvent::UserPromptSubmit => user_prompt_submit(&project, global, env, &input),
+        HookEvent::PostToolUse => {
+            // A file the agent wrote: its path as the tool was given it,
+            // relative to the session's folder when not absolute.
+            if let Some(path) = input.tool_input.as_ref().and_then(|t| t.file_path.as_ref()) {
+                let path = match &input.cwd {
+                    Some(cwd) if path.is_relative() => cwd.join(path),
+                    _ => path.clone(),
+                };
+                project.index_agent_write(&path)?;
+            }
+            Ok(None)
+        }
         HookEvent::Stop => stop(&project, global, env, &input).map(|()| None),
         HookEvent::PreCompact => pre_compact(&project, global, env, &input).map(|()| None),
         HookEvent::SessionEnd => {

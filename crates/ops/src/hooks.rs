@@ -43,6 +43,8 @@ pub enum HookEvent {
     SessionStart,
     /// The user submits a prompt.
     UserPromptSubmit,
+    /// The agent's Write, Edit or `MultiEdit` tool call succeeded.
+    PostToolUse,
     /// The agent finishes its answer.
     Stop,
     /// The conversation is about to be compacted.
@@ -53,9 +55,10 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// Every event memdir installs, in the order the agent meets them.
-    pub const ALL: [HookEvent; 5] = [
+    pub const ALL: [HookEvent; 6] = [
         HookEvent::SessionStart,
         HookEvent::UserPromptSubmit,
+        HookEvent::PostToolUse,
         HookEvent::Stop,
         HookEvent::PreCompact,
         HookEvent::SessionEnd,
@@ -67,6 +70,7 @@ impl HookEvent {
         match self {
             HookEvent::SessionStart => "SessionStart",
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::PostToolUse => "PostToolUse",
             HookEvent::Stop => "Stop",
             HookEvent::PreCompact => "PreCompact",
             HookEvent::SessionEnd => "SessionEnd",
@@ -79,9 +83,20 @@ impl HookEvent {
         match self {
             HookEvent::SessionStart => "session-start",
             HookEvent::UserPromptSubmit => "user-prompt-submit",
+            HookEvent::PostToolUse => "post-tool-use",
             HookEvent::Stop => "stop",
             HookEvent::PreCompact => "pre-compact",
             HookEvent::SessionEnd => "session-end",
+        }
+    }
+
+    /// The `matcher` of memdir's entry: the tools whose calls it hears
+    /// (a pattern over tool names), empty for events that have no tool.
+    #[must_use]
+    pub fn matcher(self) -> &'static str {
+        match self {
+            HookEvent::PostToolUse => "Write|Edit|MultiEdit",
+            _ => "",
         }
     }
 }
@@ -335,7 +350,10 @@ fn install(
         if !present.is_empty() {
             remove_memdir(hooks, event)?;
         }
-        let entry = json!({"matcher": "", "hooks": [{"type": "command", "command": command}]});
+        let entry = json!({
+            "matcher": event.matcher(),
+            "hooks": [{"type": "command", "command": command}],
+        });
         match groups(hooks, event)? {
             Some(groups) => groups.push(entry),
             None => {

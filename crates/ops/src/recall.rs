@@ -3,7 +3,7 @@
 //! a note saying why.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use memdir_model::{ModelClient, ModelConfig};
 use memdir_relevance::index::{Depth, IndexStatus, Progress, RecallIndex, Reconciled};
@@ -215,6 +215,27 @@ impl Project {
         Ok(Some(self.open_recall_index()?.status()?))
     }
 
+    /// Brings the recall index up to date after the agent's own tool
+    /// wrote `path` (the post-tool hook): when `path` is a memory file of
+    /// the private folder (`team/` included), it is read again, which
+    /// finds a rewrite in place at any folder size, and the index is
+    /// reconciled as a recall would reconcile it, so that the next
+    /// prompt's recall finds the folder as it was left and lists nothing.
+    /// It may wait up to 20 ms for the folder's time to be trusted.
+    /// Anything else, or a folder with no index yet (the next recall
+    /// builds it), is left alone. Returns whether `path` was a memory.
+    pub fn index_agent_write(&self, path: &Path) -> Result<bool, OpsError> {
+        if !self.recall_index_path().is_file() {
+            return Ok(false);
+        }
+        let folder = self.folder(Scope::Private)?;
+        let Some(rel) = relative_memory(folder.as_std_path(), path) else {
+            return Ok(false);
+        };
+        self.open_recall_index()?.settle_after_write(&[rel])?;
+        Ok(true)
+    }
+
     /// Tells the recall index that memdir wrote `files` (relative to the
     /// `scope` folder), so that the next recall finds them indexed. Called
     /// by the writers under the folder's lock; a cache, so a failure is
@@ -244,6 +265,62 @@ impl Project {
             .and_then(|mut index| Ok(index.update_files(&names)?));
         if let Err(e) = updated {
             log::debug!("the recall index was not updated: {e}");
+        }
+    }
+}
+
+/// `path` relative to the memory `folder` (`/`-separated), when it names a
+/// memory file inside it: taken as given, then with both resolved (the
+/// agent may spell the folder through a link).
+fn relative_memory(folder: &Path, path: &Path) -> Option<String> {
+    let inside = |folder: &Path, path: &Path| -> Option<String> {
+        let rel = path.strip_prefix(folder).ok()?;
+        let parts: Vec<&str> = rel
+            .components()
+            .map(|c| match c {
+                std::path::Component::Normal(name) => name.to_str(),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let name = parts.last()?;
+        (memdir_scan::is_memory_name(name) && !parts.iter().any(|p| p.starts_with('.')))
+            .then(|| parts.join("/"))
+    };
+    inside(folder, path).or_else(|| {
+        let folder = std::fs::canonicalize(folder).ok()?;
+        let parent = std::fs::canonicalize(path.parent()?).ok()?;
+        inside(&folder, &parent.join(path.file_name()?))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_memory;
+
+    #[test]
+    fn a_memory_path_is_named_from_its_folder() {
+        let tmp = memdir_testkit::Folders::new();
+        let folder = tmp.root.join("memory");
+        std::fs::create_dir_all(folder.join("team")).unwrap();
+        let rel = |p: &std::path::Path| relative_memory(&folder, p);
+        let none: Option<String> = None;
+        assert_eq!(rel(&folder.join("a.md")), Some("a.md".to_owned()));
+        assert_eq!(rel(&folder.join("team/b.md")), Some("team/b.md".to_owned()));
+        for not_a_memory in [
+            folder.join("MEMORY.md"),
+            folder.join("notes.txt"),
+            folder.join(".conflicts/a.md"),
+            tmp.root.join("a.md"),
+        ] {
+            assert_eq!(rel(&not_a_memory), none, "{}", not_a_memory.display());
+        }
+        assert_eq!(rel(&folder.join("team/../a.md")), Some("a.md".to_owned()));
+        // The folder spelled through a link.
+        #[cfg(unix)]
+        {
+            let link = tmp.root.join("link");
+            std::os::unix::fs::symlink(&folder, &link).unwrap();
+            assert_eq!(rel(&link.join("team/b.md")), Some("team/b.md".to_owned()));
         }
     }
 }

@@ -439,6 +439,7 @@ fn install_on_files_of_many_shapes_then_uninstall_restores_them() {
             json!([
                 "SessionStart",
                 "UserPromptSubmit",
+                "PostToolUse",
                 "Stop",
                 "PreCompact",
                 "SessionEnd"
@@ -448,7 +449,7 @@ fn install_on_files_of_many_shapes_then_uninstall_restores_them() {
         assert_eq!(report["backup"].is_string(), text.is_some(), "{case}");
         let installed = read_json(&file);
         let commands = memdir_commands(&installed);
-        assert_eq!(commands.len(), 5, "{case}: {commands:?}");
+        assert_eq!(commands.len(), 6, "{case}: {commands:?}");
         assert!(
             commands.contains(&format!("{} hook user-prompt-submit", exe.display())),
             "{case}: {commands:?}"
@@ -461,6 +462,13 @@ fn install_on_files_of_many_shapes_then_uninstall_restores_them() {
             .clone();
         assert_eq!(group["matcher"], "", "{case}");
         assert_eq!(group["hooks"][0]["type"], "command", "{case}");
+        // The post-tool hook hears only the tools that write files.
+        let post = installed["hooks"]["PostToolUse"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap();
+        assert_eq!(post["matcher"], "Write|Edit|MultiEdit", "{case}");
         if let Some(before) = &before {
             // Every other key kept, in its order, with its value; hooks
             // in its place or last.
@@ -545,7 +553,7 @@ fn twice_is_once_and_uninstall_restores(
     // Uninstall: what was there before, exactly.
     let out = hooks_cmd(w, &["uninstall", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["removed"].as_array().unwrap().len(), 5, "{case}");
+    assert_eq!(report["removed"].as_array().unwrap().len(), 6, "{case}");
     let after = read_json(file);
     match (before, text) {
         (Some(before), Some(text)) => {
@@ -594,6 +602,7 @@ fn memdir_already_present_is_not_duplicated() {
         json!([
             "SessionStart",
             "UserPromptSubmit",
+            "PostToolUse",
             "PreCompact",
             "SessionEnd"
         ])
@@ -657,7 +666,7 @@ fn backups_are_made_and_only_the_newest_five_kept() {
     assert_eq!(backups.len(), 5, "{backups:?}");
     // The newest is the file just before the last uninstall.
     let newest = read_json(backups.last().unwrap());
-    assert_eq!(memdir_commands(&newest).len(), 5);
+    assert_eq!(memdir_commands(&newest).len(), 6);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         "{\n  \"theme\": \"dark\"\n}\n"
@@ -676,7 +685,109 @@ fn project_and_local_scopes_write_their_own_files() {
         let report: Value = serde_json::from_slice(&out.stdout).unwrap();
         let file = w.folders.project.join(".claude").join(name);
         assert_eq!(report["file"], json!(file.display().to_string()));
-        assert_eq!(memdir_commands(&read_json(&file)).len(), 5);
+        assert_eq!(memdir_commands(&read_json(&file)).len(), 6);
     }
     assert!(!w.folders.home.join(".claude/settings.json").exists());
+}
+
+/// What `recall-index status --json` says of `w`'s index.
+fn index_status(w: &World) -> Value {
+    let home = w.home();
+    let memory = w.memory.display().to_string();
+    let out = memdir_in(
+        &w.folders.root,
+        &[("HOME", home.as_str())],
+        [
+            "--json",
+            "--memory-dir",
+            memory.as_str(),
+            "recall-index",
+            "status",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn post_tool_use_indexes_a_memory_the_agent_wrote_and_nothing_else() {
+    let w = World::new();
+    // The agent's configuration folder, under which the index is kept.
+    std::fs::create_dir_all(w.folders.home.join(".claude")).unwrap();
+    let tool = |path: &str, cwd: &Path| {
+        json!({
+            "session_id": "s", "cwd": cwd, "hook_event_name": "PostToolUse",
+            "tool_name": "Write", "tool_input": {"file_path": path, "content": "…"},
+            "tool_response": {"success": true},
+        })
+        .to_string()
+    };
+    // No index yet: nothing made (the next recall builds it).
+    let new = w.memory.join("tacos.md");
+    std::fs::write(
+        &new,
+        "---\nname: tacos\ndescription: Tacos on Tuesday\ntype: user\n---\n",
+    )
+    .unwrap();
+    let out = w.hook(
+        "post-tool-use",
+        &tool(&new.display().to_string(), &w.folders.project),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    assert_eq!(index_status(&w)["exists"], false);
+
+    let home = w.home();
+    let memory = w.memory.display().to_string();
+    let built = memdir_in(
+        &w.folders.root,
+        &[("HOME", home.as_str())],
+        ["--memory-dir", memory.as_str(), "recall-index", "rebuild"],
+    );
+    assert_eq!(built.status.code(), Some(0), "{built:?}");
+    let before = index_status(&w)["memories"].as_u64().unwrap();
+
+    // A memory the agent writes, named absolutely, then relative to the
+    // session's folder: indexed by the hook itself, before any recall.
+    let burritos = w.memory.join("burritos.md");
+    std::fs::write(
+        &burritos,
+        "---\nname: burritos\ndescription: Burritos on Friday\ntype: user\n---\n",
+    )
+    .unwrap();
+    let out = w.hook(
+        "post-tool-use",
+        &tool(&burritos.display().to_string(), &w.folders.project),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert_eq!(index_status(&w)["memories"].as_u64().unwrap(), before + 1);
+    std::fs::write(
+        w.memory.join("nachos.md"),
+        "---\nname: nachos\ndescription: Nachos\ntype: user\n---\n",
+    )
+    .unwrap();
+    let out = w.hook("post-tool-use", &tool("memory/nachos.md", &w.folders.root));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(index_status(&w)["memories"].as_u64().unwrap(), before + 2);
+
+    // Files that are not memories, inside the folder or out of it, and a
+    // path that names nothing: left alone, nothing logged.
+    std::fs::write(w.memory.join("notes.txt"), "x").unwrap();
+    std::fs::write(w.folders.project.join("main.rs"), "fn main() {}").unwrap();
+    for path in [
+        w.memory.join("notes.txt"),
+        w.memory.join("MEMORY.md"),
+        w.folders.project.join("main.rs"),
+        w.memory.join("gone.md"),
+    ] {
+        let out = w.hook(
+            "post-tool-use",
+            &tool(&path.display().to_string(), &w.folders.project),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", path.display());
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(index_status(&w)["memories"].as_u64().unwrap(), before + 2);
+    assert!(w.log_lines().is_empty(), "{:?}", w.log_lines());
 }

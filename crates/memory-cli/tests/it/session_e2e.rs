@@ -230,7 +230,7 @@ fn a_session_through_the_hooks_remembers_across_turns_and_compaction() {
     let installed = s.run(&["hooks", "install", "--json"], None);
     assert!(installed.status.success(), "{}", stderr(&installed));
     let report: Value = serde_json::from_slice(&installed.stdout).unwrap();
-    assert_eq!(report["added"].as_array().unwrap().len(), 5, "{report}");
+    assert_eq!(report["added"].as_array().unwrap().len(), 6, "{report}");
 
     // 1. Start: the memory prompt.
     let start = s.hook(

@@ -858,6 +858,34 @@ impl RecallIndex {
         })
     }
 
+    /// Brings the index up to date after another program wrote the named
+    /// memories (folder-relative): what the agent's post-tool hook calls,
+    /// so that the next recall finds nothing to do. It first waits until
+    /// the files and their directories are older than the window in which
+    /// a time is not trusted (at most 20 ms): a
+    /// directory time stored as untrusted would make the next recall list
+    /// the folder again. Then the files are read and the folder
+    /// reconciled as a recall reconciles it.
+    pub fn settle_after_write(&mut self, filenames: &[String]) -> Result<Reconciled, IndexError> {
+        let newest = filenames
+            .iter()
+            .flat_map(|f| [self.folder.join(f), self.folder.join(parent(f))])
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| FileStamp::of(&m).mtime_ns)
+            .max();
+        if let Some(newest) = newest {
+            let wait = newest
+                .saturating_add(listing::RACY_NS)
+                .saturating_sub(now_ns());
+            if wait > 0 {
+                let wait = wait.min(listing::RACY_NS).unsigned_abs();
+                std::thread::sleep(Duration::from_nanos(wait));
+            }
+        }
+        self.update_files(filenames)?;
+        self.reconcile(Depth::Recall, &mut |_| {})
+    }
+
     /// Folds the write-ahead log into the database and empties it, when
     /// `always` or once it is over [`WAL_BYTES`] (the log is kept between
     /// processes, so nothing else bounds it). Never waits: while another
