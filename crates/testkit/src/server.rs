@@ -123,8 +123,17 @@ struct Shared {
 }
 
 struct State {
-    script: std::vec::IntoIter<Reply>,
+    script: Script,
     requests: Vec<Recorded>,
+}
+
+/// Where the replies come from.
+enum Script {
+    /// Given in order of the requests' arrival.
+    InOrder(std::vec::IntoIter<Reply>),
+    /// Chosen for each request by what it holds (a real client that sends
+    /// requests of its own, in an order no test fixes).
+    Answering(Box<dyn Fn(&Recorded) -> Reply + Send>),
 }
 
 /// An HTTP/1.1 server on `127.0.0.1:<free port>` answering from a script.
@@ -142,11 +151,22 @@ impl ScriptedServer {
     /// body saying so.
     #[must_use]
     pub fn start(script: Vec<Reply>) -> Self {
+        ScriptedServer::serve(Script::InOrder(script.into_iter()))
+    }
+
+    /// Starts a server that answers each request with what `answer` gives
+    /// for it (the requests before it are in [`ScriptedServer::requests`]).
+    #[must_use]
+    pub fn answering(answer: impl Fn(&Recorded) -> Reply + Send + 'static) -> Self {
+        ScriptedServer::serve(Script::Answering(Box::new(answer)))
+    }
+
+    fn serve(script: Script) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
-                script: script.into_iter(),
+                script,
                 requests: Vec::new(),
             }),
             stop: AtomicBool::new(false),
@@ -234,16 +254,20 @@ fn exchange(mut stream: TcpStream, shared: &Shared) {
     drop(reader);
     let reply = {
         let mut state = shared.state.lock().unwrap();
-        state.requests.push(Recorded {
+        let request = Recorded {
             method: head.method,
             target: head.target,
             headers: head.headers,
             body: body.payload,
-        });
-        state
-            .script
-            .next()
-            .unwrap_or_else(|| Reply::text(PAST_THE_SCRIPT, "the test script has no more replies"))
+        };
+        let reply = match &mut state.script {
+            Script::InOrder(replies) => replies.next().unwrap_or_else(|| {
+                Reply::text(PAST_THE_SCRIPT, "the test script has no more replies")
+            }),
+            Script::Answering(answer) => answer(&request),
+        };
+        state.requests.push(request);
+        reply
     };
     // Sleep in small steps so that a dropped server ends its delays.
     let until = Instant::now() + reply.delay;

@@ -23,6 +23,7 @@ mod paths;
 mod persist;
 mod project_dir_name;
 mod readme;
+mod real_agent;
 mod recall_index;
 mod recall_natural;
 mod secrets;
