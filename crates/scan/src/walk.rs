@@ -465,6 +465,13 @@ impl Reader<'_> {
 /// are many. A file that cannot be read is a diagnostic (a vanished one is
 /// [`DiagnosticKind::Vanished`]), in the order given. What a persistent
 /// recall index uses to bring single memories up to date.
+///
+/// The scan's rule for links holds for a name given here too: a link, or a
+/// name below a subfolder (which may itself be a link), is read only when
+/// it resolves to a file inside `dir`; otherwise it is
+/// [`DiagnosticKind::SymlinkOutside`], never opened. A name handed in by
+/// another program (an agent's hook) cannot make a file outside the
+/// folder a memory.
 #[must_use]
 pub fn read_memory_files(
     dir: &Path,
@@ -490,6 +497,20 @@ pub fn read_memory_files(
         now_ms,
         cancel: &cancel,
     };
+    let real_root: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let inside = |filename: &str, path: &Path| -> bool {
+        let Ok(meta) = fs::symlink_metadata(path) else {
+            // Gone: the read says so.
+            return true;
+        };
+        if !meta.file_type().is_symlink() && !filename.contains('/') {
+            return true;
+        }
+        let Some(real) = real_root.get_or_init(|| fs::canonicalize(dir).ok()) else {
+            return false;
+        };
+        fs::canonicalize(path).is_ok_and(|target| target.starts_with(real) && target.is_file())
+    };
     let read_one = |filename: &String| {
         let mut diagnostics = Vec::new();
         let c = Candidate {
@@ -498,6 +519,12 @@ pub fn read_memory_files(
             folder: usize::MAX,
         };
         let path = c.path.clone().into_std_path_buf();
+        if !inside(filename, &path) {
+            return Err(ScanDiagnostic {
+                path,
+                kind: DiagnosticKind::SymlinkOutside,
+            });
+        }
         // A frontmatter diagnostic does not keep the memory out.
         match reader.read_header(c, &mut diagnostics) {
             Some(found) => Ok(found),

@@ -771,15 +771,25 @@ fn post_tool_use_indexes_a_memory_the_agent_wrote_and_nothing_else() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(index_status(&w)["memories"].as_u64().unwrap(), before + 2);
 
-    // Files that are not memories, inside the folder or out of it, and a
-    // path that names nothing: left alone, nothing logged.
+    // Files that are not memories, inside the folder or out of it, a
+    // path that names nothing, and a link that leads out of the folder:
+    // left alone, nothing logged.
     std::fs::write(w.memory.join("notes.txt"), "x").unwrap();
     std::fs::write(w.folders.project.join("main.rs"), "fn main() {}").unwrap();
+    let secret = w.folders.root.join("secret.md");
+    std::fs::write(
+        &secret,
+        "---\nname: secret\ndescription: the launch code\n---\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&secret, w.memory.join("escape.md")).unwrap();
     for path in [
         w.memory.join("notes.txt"),
         w.memory.join("MEMORY.md"),
         w.folders.project.join("main.rs"),
         w.memory.join("gone.md"),
+        w.memory.join("escape.md"),
     ] {
         let out = w.hook(
             "post-tool-use",

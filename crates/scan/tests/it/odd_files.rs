@@ -180,6 +180,67 @@ fn symbolic_links() {
     );
 }
 
+/// Reading named files holds the scan's rule: what a link or a linked
+/// subfolder reaches outside the folder is never read, whoever names it.
+#[test]
+fn named_files_outside_the_folder_are_never_read() {
+    let outside = tempfile::tempdir().unwrap();
+    put(
+        outside.path(),
+        "secret.md",
+        b"---\ndescription: outside\n---\n",
+        1,
+    );
+    put(
+        outside.path(),
+        "sub/also.md",
+        b"---\ndescription: outside too\n---\n",
+        1,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "real.md", b"---\ndescription: real\n---\n", 2);
+    put(
+        dir.path(),
+        "team/inner.md",
+        b"---\ndescription: inner\n---\n",
+        3,
+    );
+    let link = |target: &Path, name: &str| {
+        std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
+    };
+    link(&outside.path().join("secret.md"), "escape.md");
+    link(&dir.path().join("real.md"), "alias.md");
+    link(&outside.path().join("sub"), "elsewhere");
+    let names: Vec<String> = [
+        "real.md",
+        "alias.md",
+        "team/inner.md",
+        "escape.md",
+        "elsewhere/also.md",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let read = memdir_scan::read_memory_files(dir.path(), &names, 0);
+    let got: Vec<String> = names
+        .iter()
+        .zip(&read)
+        .map(|(name, r)| match r {
+            Ok((header, _)) => format!("{name}: {}", header.description.as_deref().unwrap_or("")),
+            Err(d) => format!("{name}: {:?}", d.kind),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "real.md: real",
+            "alias.md: real",
+            "team/inner.md: inner",
+            "escape.md: SymlinkOutside",
+            "elsewhere/also.md: SymlinkOutside",
+        ]
+    );
+}
+
 #[test]
 fn names_that_are_not_utf8_are_reported() {
     use std::os::unix::ffi::OsStrExt;
