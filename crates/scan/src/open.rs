@@ -51,22 +51,54 @@ impl Folders {
 
     /// Opens the file `name` of folder `folder` for reading, without
     /// blocking; `path` is its full path, used when the folder has no
-    /// descriptor. What was opened may be anything: check its type on the
-    /// descriptor before reading.
-    pub(crate) fn open(&self, folder: usize, name: &str, path: &Path) -> io::Result<File> {
+    /// descriptor. With `no_link`, a link in the file's place is refused
+    /// (`ELOOP`), not followed. What was opened may be anything: check its
+    /// type on the descriptor before reading.
+    pub(crate) fn open(
+        &self,
+        folder: usize,
+        name: &str,
+        path: &Path,
+        no_link: bool,
+    ) -> io::Result<File> {
         #[cfg(unix)]
-        if let Some(Some(fd)) = self.fds.get(folder) {
+        {
             use rustix::fs::{Mode, OFlags};
-            return rustix::fs::openat(
-                fd,
-                name,
-                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK,
-                Mode::empty(),
-            )
-            .map(File::from)
-            .map_err(io::Error::from);
+            let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+            if no_link {
+                flags |= OFlags::NOFOLLOW;
+            }
+            let opened = match self.fds.get(folder) {
+                Some(Some(fd)) => rustix::fs::openat(fd, name, flags, Mode::empty()),
+                _ => rustix::fs::open(path, flags, Mode::empty()),
+            };
+            opened.map(File::from).map_err(io::Error::from)
         }
-        let _ = (folder, name);
-        memdir_memtypes::open_nonblocking(path)
+        #[cfg(not(unix))]
+        {
+            let _ = (folder, name, no_link);
+            memdir_memtypes::open_nonblocking(path)
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::Folders;
+
+    #[test]
+    fn no_link_refuses_a_link_in_the_file_s_place() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("real.md"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("link.md")).unwrap();
+        let mut folders = Folders::default();
+        let folder = folders.add(dir.path());
+        for folder in [folder, usize::MAX] {
+            let link = dir.path().join("link.md");
+            assert!(folders.open(folder, "link.md", &link, false).is_ok());
+            assert!(folders.open(folder, "link.md", &link, true).is_err());
+            let real = dir.path().join("real.md");
+            assert!(folders.open(folder, "real.md", &real, true).is_ok());
+        }
     }
 }

@@ -21,6 +21,9 @@ struct Candidate {
     path: Utf8PathBuf,
     /// The folder it was listed in, as an index into the walk's folders.
     folder: usize,
+    /// Opened only if it is not a link (it was not one when it was
+    /// checked): a link swapped in since is refused, never followed.
+    no_link: bool,
 }
 
 /// Scans a memory folder (SPEC R5.3, R5.5). Fails only when the folder
@@ -317,6 +320,7 @@ fn candidate(entry: &Entry, folder: usize) -> Result<Candidate, ScanDiagnostic> 
             filename: entry.rel().to_owned(),
             path: path.to_owned(),
             folder,
+            no_link: false,
         }),
         None => Err(ScanDiagnostic {
             path: entry.path().to_owned(),
@@ -380,7 +384,7 @@ impl Reader<'_> {
     ) -> Option<(MemoryHeader, FileStamp)> {
         let (folders, max_lines) = (self.folders, self.max_lines);
         let name = c.filename.rsplit('/').next().unwrap_or(&c.filename);
-        let mut file = match folders.open(c.folder, name, c.path.as_std_path()) {
+        let mut file = match folders.open(c.folder, name, c.path.as_std_path(), c.no_link) {
             Ok(file) => file,
             Err(e) => {
                 // Opening a socket fails (ENXIO); name what it is rather than
@@ -498,33 +502,38 @@ pub fn read_memory_files(
         cancel: &cancel,
     };
     let real_root: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    let inside = |filename: &str, path: &Path| -> bool {
+    // Whether the name may be read, and whether it is a plain file of the
+    // folder itself (then opened without following a link).
+    let inside = |filename: &str, path: &Path| -> Option<bool> {
         let Ok(meta) = fs::symlink_metadata(path) else {
             // Gone: the read says so.
-            return true;
+            return Some(true);
         };
         if !meta.file_type().is_symlink() && !filename.contains('/') {
-            return true;
+            return Some(true);
         }
-        let Some(real) = real_root.get_or_init(|| fs::canonicalize(dir).ok()) else {
-            return false;
-        };
-        fs::canonicalize(path).is_ok_and(|target| target.starts_with(real) && target.is_file())
+        let real = real_root
+            .get_or_init(|| fs::canonicalize(dir).ok())
+            .as_ref()?;
+        fs::canonicalize(path)
+            .is_ok_and(|target| target.starts_with(real) && target.is_file())
+            .then_some(false)
     };
     let read_one = |filename: &String| {
         let mut diagnostics = Vec::new();
-        let c = Candidate {
-            filename: filename.clone(),
-            path: root.join(filename),
-            folder: usize::MAX,
-        };
-        let path = c.path.clone().into_std_path_buf();
-        if !inside(filename, &path) {
+        let path = root.join(filename).into_std_path_buf();
+        let Some(no_link) = inside(filename, &path) else {
             return Err(ScanDiagnostic {
                 path,
                 kind: DiagnosticKind::SymlinkOutside,
             });
-        }
+        };
+        let c = Candidate {
+            filename: filename.clone(),
+            path: root.join(filename),
+            folder: usize::MAX,
+            no_link,
+        };
         // A frontmatter diagnostic does not keep the memory out.
         match reader.read_header(c, &mut diagnostics) {
             Some(found) => Ok(found),
@@ -597,6 +606,7 @@ mod tests {
             filename: "x.md".into(),
             path: Utf8PathBuf::from_path_buf(path.to_owned()).unwrap(),
             folder: 0,
+            no_link: false,
         };
         let folders = Folders::default();
         (
@@ -667,6 +677,7 @@ mod tests {
             filename: "x.md".into(),
             path: Utf8PathBuf::from_path_buf(fifo.clone()).unwrap(),
             folder,
+            no_link: false,
         };
         let mut diags = Vec::new();
         assert!(
