@@ -13,7 +13,10 @@
 //!   memory's effective time (SPEC R2.5): the `modified` its frontmatter
 //!   records, in either frontmatter shape, else the file's mtime.
 //! - [`read_memory_files`] — the same read of named files, each with its
-//!   [`FileStamp`] (size, mtime, inode): what a recall index keeps.
+//!   [`FileStamp`] (size, mtime, inode): what a recall index keeps. A name
+//!   that leads out of the folder is never read.
+//! - [`resolves_inside`] — the rule for links: one counts only when it
+//!   resolves to a file inside the folder.
 //! - [`format_manifest`] — one line per memory:
 //!   `- [type] filename (ISO-8601 UTC time): description`.
 //!
@@ -46,7 +49,7 @@ use camino::Utf8PathBuf;
 
 pub use cancel::CancelToken;
 pub use manifest::{format_manifest, iso_utc};
-pub use walk::{is_memory_name, read_memory_files, scan_memory_dir};
+pub use walk::{is_memory_name, read_memory_files, resolves_inside, scan_memory_dir};
 
 use memdir_memtypes::MemoryType;
 

@@ -348,6 +348,15 @@ pub fn is_memory_name(name: &str) -> bool {
     name.len() > 3 && name.ends_with(".md") && name != ENTRYPOINT_NAME
 }
 
+/// Whether `path` (a link, or a name below a subfolder) resolves to a
+/// file inside the folder whose real path is `real_root`: the rule that
+/// decides whether a link counts as a memory, for the scan and for
+/// everything that lists or reads memories by name.
+#[must_use]
+pub fn resolves_inside(real_root: &Path, path: &Path) -> bool {
+    fs::canonicalize(path).is_ok_and(|target| target.starts_with(real_root) && target.is_file())
+}
+
 /// A file skipped because it is a FIFO, a socket, a device or a folder.
 fn not_a_file_diagnostic(path: PathBuf, kind: &str) -> ScanDiagnostic {
     ScanDiagnostic {
@@ -515,9 +524,7 @@ pub fn read_memory_files(
         let real = real_root
             .get_or_init(|| fs::canonicalize(dir).ok())
             .as_ref()?;
-        fs::canonicalize(path)
-            .is_ok_and(|target| target.starts_with(real) && target.is_file())
-            .then_some(false)
+        resolves_inside(real, path).then_some(false)
     };
     let read_one = |filename: &String| {
         let mut diagnostics = Vec::new();

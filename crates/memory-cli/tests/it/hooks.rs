@@ -722,19 +722,18 @@ fn post_tool_use_indexes_a_memory_the_agent_wrote_and_nothing_else() {
         })
         .to_string()
     };
+    // The agent writes memory `name`, then its hook names it as `given`
+    // from `cwd`: nothing printed, exit 0.
+    let agent_writes = |name: &str, given: &str, cwd: &Path| {
+        let text = format!("---\nname: {name}\ndescription: {name} on Tuesday\ntype: user\n---\n");
+        std::fs::write(w.memory.join(format!("{name}.md")), text).unwrap();
+        let out = w.hook("post-tool-use", &tool(given, cwd));
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    };
     // No index yet: nothing made (the next recall builds it).
-    let new = w.memory.join("tacos.md");
-    std::fs::write(
-        &new,
-        "---\nname: tacos\ndescription: Tacos on Tuesday\ntype: user\n---\n",
-    )
-    .unwrap();
-    let out = w.hook(
-        "post-tool-use",
-        &tool(&new.display().to_string(), &w.folders.project),
-    );
-    assert_eq!(out.status.code(), Some(0));
-    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    let tacos = w.memory.join("tacos.md").display().to_string();
+    agent_writes("tacos", &tacos, &w.folders.project);
     assert_eq!(index_status(&w)["exists"], false);
 
     let home = w.home();
@@ -749,26 +748,10 @@ fn post_tool_use_indexes_a_memory_the_agent_wrote_and_nothing_else() {
 
     // A memory the agent writes, named absolutely, then relative to the
     // session's folder: indexed by the hook itself, before any recall.
-    let burritos = w.memory.join("burritos.md");
-    std::fs::write(
-        &burritos,
-        "---\nname: burritos\ndescription: Burritos on Friday\ntype: user\n---\n",
-    )
-    .unwrap();
-    let out = w.hook(
-        "post-tool-use",
-        &tool(&burritos.display().to_string(), &w.folders.project),
-    );
-    assert_eq!(out.status.code(), Some(0));
-    assert!(out.stdout.is_empty());
+    let burritos = w.memory.join("burritos.md").display().to_string();
+    agent_writes("burritos", &burritos, &w.folders.project);
     assert_eq!(index_status(&w)["memories"].as_u64().unwrap(), before + 1);
-    std::fs::write(
-        w.memory.join("nachos.md"),
-        "---\nname: nachos\ndescription: Nachos\ntype: user\n---\n",
-    )
-    .unwrap();
-    let out = w.hook("post-tool-use", &tool("memory/nachos.md", &w.folders.root));
-    assert_eq!(out.status.code(), Some(0));
+    agent_writes("nachos", "memory/nachos.md", &w.folders.root);
     assert_eq!(index_status(&w)["memories"].as_u64().unwrap(), before + 2);
 
     // Files that are not memories, inside the folder or out of it, a

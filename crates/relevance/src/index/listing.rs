@@ -8,7 +8,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use memdir_scan::is_memory_name;
+use memdir_scan::{is_memory_name, resolves_inside};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
 
 /// A time this close to now (in nanoseconds) may be followed by a change
@@ -136,9 +136,9 @@ impl<'a> Root<'a> {
                 FileType::Symlink if is_memory_name(name) => {
                     // A link counts only when it resolves to a file inside
                     // the folder.
-                    let inside = fs::canonicalize(dir.join(name)).is_ok_and(|target| {
-                        self.real().is_some_and(|real| target.starts_with(real)) && target.is_file()
-                    });
+                    let inside = self
+                        .real()
+                        .is_some_and(|real| resolves_inside(real, &dir.join(name)));
                     if inside {
                         out.push_file(name, entry.ino());
                     }

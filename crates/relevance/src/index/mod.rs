@@ -65,8 +65,9 @@
 //! it — at the next recall in a folder of up to [`SWEEP_ALL_UP_TO`]
 //! memories (the sweep then stat's them all), within
 //! `⌈n / SWEEP_PER_RECALL⌉` recalls in a larger one, or at the next
-//! background refresh, whichever comes first. Nothing else is: new, removed and replaced files are seen at the
-//! next recall, and a returned memory is always read as it is now.
+//! background refresh, whichever comes first. Nothing else is: new,
+//! removed and replaced files are seen at the next recall, and a returned
+//! memory is always read as it is now.
 //!
 //! # A cache
 //!
@@ -862,10 +863,10 @@ impl RecallIndex {
     /// memories (folder-relative): what the agent's post-tool hook calls,
     /// so that the next recall finds nothing to do. It first waits until
     /// the files and their directories are older than the window in which
-    /// a time is not trusted (at most 20 ms): a
-    /// directory time stored as untrusted would make the next recall list
-    /// the folder again. Then the files are read and the folder
-    /// reconciled as a recall reconciles it.
+    /// a time is not trusted (at most 20 ms): a directory time stored as
+    /// untrusted would make the next recall list the folder again. Then
+    /// the files are read and the folder reconciled as a recall reconciles
+    /// it.
     pub fn settle_after_write(&mut self, filenames: &[String]) -> Result<Reconciled, IndexError> {
         let newest = filenames
             .iter()
