@@ -138,7 +138,16 @@ fn precheck(command: &str) -> Result<(), Denial> {
 
 /// Whether `command` has a `<<` (not a `<<<` here-string) outside single
 /// and double quotes and not after a backslash.
+///
+/// Quotes are tracked only as plain Bash sees them. A substitution starts
+/// its quoting afresh even inside double quotes (`"$(cat <<x)"`), and
+/// `$'…'` lets a backslash escape its quote, so when the command has one
+/// of them any `<<` at all counts, `<<<` included (`\<<<x` is `<` and a
+/// here-document): the grammar looped on `"$(ls[<<` and `\<<<E${$(` too.
 fn has_unquoted_here_document(command: &str) -> bool {
+    if ["$(", "${", "`", "$'"].iter().any(|s| command.contains(s)) {
+        return command.contains("<<");
+    }
     let bytes = command.as_bytes();
     let (mut single, mut double, mut i) = (false, false, 0);
     while i < bytes.len() {
