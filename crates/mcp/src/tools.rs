@@ -355,6 +355,20 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
             log::warn!("cannot start the citation cache refresh: {e}");
         }
     }
+    if outcome.index_refresh {
+        // In a large folder, the listing the recall left to a refresh.
+        let project = project.clone();
+        let spawned = std::thread::Builder::new()
+            .name("memdir-index-refresh".to_owned())
+            .spawn(move || {
+                if let Err(e) = project.refresh_recall_index(false, &mut |_| {}) {
+                    log::warn!("the recall index was not refreshed: {e}");
+                }
+            });
+        if let Err(e) = spawned {
+            log::warn!("cannot start the recall index refresh: {e}");
+        }
+    }
     if outcome.memories.is_empty() {
         return Ok("no memory is relevant enough to recall".to_owned());
     }

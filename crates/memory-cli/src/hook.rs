@@ -231,20 +231,29 @@ fn session_start(
 /// extraction), for the caches recall reads: `verify --cache-only`
 /// settles the project's identifiers in the citation cache, and
 /// `recall-index refresh` reconciles the whole recall index (every memory
-/// stat'ed, segments merged) when a recall's bounded sweep has not covered
-/// the folder lately. Each gives way when another of its kind holds its cache;
+/// stat'ed) when a recall's bounded sweep has not covered the folder
+/// lately, or when the recall left it the listing of a large folder. Each gives way when another of its kind holds its cache;
 /// a failure to start is only logged.
 fn start_in_background(project: &Project, global: &GlobalArgs, env: &Environment, args: &[&str]) {
-    let started = self_command(project, global).and_then(|mut cmd| {
-        cmd.args(args).stdout(Stdio::null()).stderr(log_stdio(env));
-        detach(&mut cmd);
-        cmd.spawn()
-            .map(drop)
-            .with_context(|| format!("cannot start memdir {}", args.join(" ")))
-    });
-    if let Err(e) = started {
+    if let Err(e) = spawn_detached(project, global, env, args) {
         log_line(env, HookEvent::UserPromptSubmit, &format!("{e:#}"));
     }
+}
+
+/// Starts `memdir ARGS…` on the same project, in a process group of its
+/// own, its stderr in the hooks' log, and does not wait for it.
+pub(crate) fn spawn_detached(
+    project: &Project,
+    global: &GlobalArgs,
+    env: &Environment,
+    args: &[&str],
+) -> anyhow::Result<()> {
+    let mut cmd = self_command(project, global)?;
+    cmd.args(args).stdout(Stdio::null()).stderr(log_stdio(env));
+    detach(&mut cmd);
+    cmd.spawn()
+        .map(drop)
+        .with_context(|| format!("cannot start memdir {}", args.join(" ")))
 }
 
 /// The session notes as compaction injects them, from `memdir session

@@ -74,6 +74,16 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
         citations_budget: None,
     };
     let outcome = project.recall(&request).map_err(ops_error)?;
+    if outcome.index_refresh {
+        // The index asks for a full reconciliation (in a large folder, the
+        // listing a recall leaves): it runs on after this command.
+        let env = memdir_paths::Environment::from_process();
+        if let Err(e) =
+            crate::hook::spawn_detached(&project, global, &env, &["recall-index", "refresh"])
+        {
+            eprintln!("memdir: note: {e:#}");
+        }
+    }
     for note in &outcome.notes {
         eprintln!("memdir: note: {note}");
     }

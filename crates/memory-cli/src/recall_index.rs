@@ -18,8 +18,10 @@ pub(crate) enum RecallIndexCommand {
         JSON: {path, folder, exists, memories?, folders?, pending?, bytes?, sweptMs?}")]
     Status,
     /// Check the whole folder now: list every directory, stat every
-    /// memory, index what changed, merge the segments. The prompt hook
-    /// runs this in the background when a recall asks for it.
+    /// memory, index what changed, merge the segments once 64 changes
+    /// wait. `recall` and the prompt hook run this in the background when
+    /// the index asks for it (in a folder of over 5,000 memories, after
+    /// another program changed it).
     #[command(after_help = "Example:\n  memdir recall-index refresh\n\n\
         JSON: {built, added, updated, removed, listed, swept, compacted}")]
     Refresh,

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use memdir_model::{ModelClient, ModelConfig};
-use memdir_relevance::index::{Depth, IndexStatus, Progress, RecallIndex, Reconciled};
+use memdir_relevance::index::{IndexStatus, Progress, RecallIndex, Reconciled};
 use memdir_relevance::{Recall, RecallOptions, Selector, find_relevant_memories};
 use memdir_scan::CancelToken;
 
@@ -170,10 +170,11 @@ impl Project {
         )?)
     }
 
-    /// Brings the recall index up to date with the whole folder: every
-    /// directory listed, every memory stat'ed, its segments merged
-    /// (`memdir recall-index refresh`, what the prompt hook starts in the
-    /// background); with `rebuild`, made anew from every file (`memdir
+    /// Brings the recall index up to date with the whole folder: the
+    /// directories that changed listed first, then every directory listed,
+    /// every memory stat'ed, its segments merged when enough changed
+    /// (`memdir recall-index refresh`, what a recall asks the front end to
+    /// start in the background); with `rebuild`, made anew from every file (`memdir
     /// recall-index rebuild`). `progress` hears how many memories were read
     /// when files are read in bulk.
     pub fn refresh_recall_index(
@@ -196,13 +197,10 @@ impl Project {
             .into());
         }
         let mut index = self.open_recall_index()?;
-        if !rebuild {
-            index.mark_refresh_started()?;
-        }
         let report = if rebuild {
             index.rebuild(progress)?
         } else {
-            index.reconcile(Depth::Full, progress)?
+            index.refresh(progress)?
         };
         Ok((report, index.notes().to_vec()))
     }

@@ -61,11 +61,19 @@ pub(crate) fn select(
         // to date and rank again.
         index.update_files(&stale)?;
     }
-    let index_refresh_due = reconciled.busy || index.refresh_due().unwrap_or(false);
+    let index_refresh_due = reconciled.busy || index.refresh_due(&reconciled).unwrap_or(false);
+    let mut diagnostics = index.notes().to_vec();
+    if reconciled.deferred > 0 {
+        diagnostics.push(format!(
+            "the memory folder changed; above {} memories it is listed again in the background, \
+             and a memory another program added since is recalled once that ends",
+            crate::index::LIST_IN_FOREGROUND_UP_TO
+        ));
+    }
     Ok(Recall {
         memories,
         selector: SelectorUsed::Local,
-        diagnostics: index.notes().to_vec(),
+        diagnostics,
         scan_diagnostics: Vec::new(),
         index_refresh_due,
     })

@@ -46,7 +46,9 @@
 //!   whose sums differ are compared by name: one new file in a directory
 //!   of 10,000 reads a dozen rows. The kernel's listing itself remains,
 //!   and grows with the directory (2 ms at 10,000 entries on ext4, 29 ms
-//!   at 100,000);
+//!   at 100,000), so in a folder of more than [`LIST_IN_FOREGROUND_UP_TO`]
+//!   memories a recall leaves it to a background refresh
+//!   ([`Reconciled::deferred`], [`RecallIndex::refresh_due`]);
 //! - a bounded sweep stat's the next [`SWEEP_PER_RECALL`] memories in name
 //!   order, which finds a file rewritten in place (same inode, same
 //!   directory mtime);
@@ -57,15 +59,21 @@
 //! memdir's own writers also bring the memories they wrote up to date
 //! ([`RecallIndex::update_files`]). A full reconciliation
 //! ([`Depth::Full`]: every directory listed, every memory stat'ed, the
-//! segments compacted) is what `memdir recall-index refresh` runs, in the
-//! background when the prompt hook asks for it ([`RecallIndex::refresh_due`]).
+//! segments merged once enough changed) is what `memdir recall-index
+//! refresh` runs ([`RecallIndex::refresh`]), in the background when a
+//! recall asks for it ([`RecallIndex::refresh_due`]).
 //!
 //! What may be stale, and for how long: a memory rewritten *in place* by
 //! another program keeps ranking on its old text until the sweep reaches
 //! it — at the next recall in a folder of up to [`SWEEP_ALL_UP_TO`]
 //! memories (the sweep then stat's them all), within
 //! `⌈n / SWEEP_PER_RECALL⌉` recalls in a larger one, or at the next
-//! background refresh, whichever comes first. Nothing else is: new,
+//! background refresh, whichever comes first. In a folder of more than
+//! [`LIST_IN_FOREGROUND_UP_TO`] memories, a file another program added or
+//! replaced is seen once the background refresh the recall started has
+//! listed the folder (TODO-measure at 100,000 memories); the agent's own
+//! writes, through its post-tool hook ([`RecallIndex::settle_after_write`]),
+//! and memdir's are seen at the next recall. Nothing else is stale: new,
 //! removed and replaced files are seen at the next recall, and a returned
 //! memory is always read as it is now.
 //!
@@ -108,6 +116,14 @@ pub const SWEEP_PER_RECALL: usize = 128;
 /// recall.
 pub const SWEEP_ALL_UP_TO: i64 = 512;
 
+/// In a folder of more than this many memories, a recall does not list a
+/// directory whose time changed: the kernel's listing grows with the
+/// directory (on ext4, 2.2 ms for 10,000 names and 29 ms for 100,000,
+/// against a recall of 3.6 and 5 ms), so it is left to a background
+/// refresh, and the recall ranks on the index as it was. Up to here the
+/// listing costs about a millisecond.
+pub const LIST_IN_FOREGROUND_UP_TO: i64 = 5_000;
+
 /// How many of the best-ranked memories [`RecallIndex::score`] keeps: a
 /// recall returns at most five, after passing over those already surfaced
 /// or superseded.
@@ -128,9 +144,23 @@ const BUSY_WAIT: Duration = Duration::from_millis(250);
 /// a background refresh is due.
 const COMPACT_AFTER: i64 = 512;
 
+/// A full reconciliation merges the segments from this many memories
+/// indexed or removed since the last merge. The merge writes every term's
+/// postings again and holds the index's write lock meanwhile (0.1 s at
+/// 10,000 memories): not worth it, nor the wait it makes other writers
+/// do, for a change or two, which the fresh segment holds well.
+const COMPACT_FROM: i64 = 64;
+
 /// A background refresh is due when the last one started longer ago than
 /// this and the sweep has not covered the folder since.
 const REFRESH_INTERVAL_MS: i64 = 10_000;
+
+/// A refresh that started longer ago than this and has not recorded its
+/// end is taken for dead (killed, or its machine slept).
+const REFRESH_RUNS_AT_MOST_MS: i64 = 60_000;
+
+/// How many times a refresh lists again what changed while it ran.
+const SETTLE_PASSES: usize = 3;
 
 /// Errors of the recall index. Recall never fails because of one: it
 /// ranks from a scan of the folder instead.
@@ -203,10 +233,17 @@ impl IndexError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Depth {
     /// What a recall does: changed directories listed again, a bounded
-    /// sweep of file stamps.
+    /// sweep of file stamps. In a folder of more than
+    /// [`LIST_IN_FOREGROUND_UP_TO`] memories a changed directory is not
+    /// listed: it is left to a background refresh
+    /// ([`Reconciled::deferred`]).
     Recall,
+    /// What follows an agent's write, off the prompt's path: as
+    /// [`Depth::Recall`], but a changed directory is listed whatever the
+    /// folder's size.
+    Settle,
     /// Everything: every directory listed, every memory stat'ed, the
-    /// segments compacted.
+    /// segments merged when enough changed since the last merge.
     Full,
 }
 
@@ -239,6 +276,10 @@ pub struct Reconciled {
     pub compacted: bool,
     /// Another process was writing the index: it was used as it was.
     pub busy: bool,
+    /// Directories whose time changed that were left for a background
+    /// refresh to list ([`Depth::Recall`] in a folder of more than
+    /// [`LIST_IN_FOREGROUND_UP_TO`] memories).
+    pub deferred: usize,
 }
 
 /// What `memdir recall-index status` shows.
@@ -592,6 +633,8 @@ impl RecallIndex {
         // Look at the directories before taking the write lock: most
         // recalls find nothing changed.
         let mut changed: Vec<(String, Option<DirListing>)> = Vec::new();
+        let defer = depth == Depth::Recall && self.meta_int("n")? > LIST_IN_FOREGROUND_UP_TO;
+        let mut deferred = 0;
         for (rel, stored) in &dirs {
             let current = std::fs::metadata(root.join(rel))
                 .ok()
@@ -599,6 +642,7 @@ impl RecallIndex {
                 .map(|m| FileStamp::of(&m).mtime_ns);
             match current {
                 None => changed.push((rel.clone(), None)),
+                Some(m) if defer && (m != *stored || *stored == -1) => deferred += 1,
                 Some(m) if depth == Depth::Full || m != *stored || *stored == -1 => {
                     let listing = match root.list(rel, now) {
                         Ok(listing) => Some(listing),
@@ -616,14 +660,16 @@ impl RecallIndex {
             }
         }
         let limit = match depth {
-            Depth::Recall if self.meta_int("n")? > SWEEP_ALL_UP_TO => SWEEP_PER_RECALL,
-            Depth::Recall | Depth::Full => usize::MAX,
+            Depth::Recall | Depth::Settle if self.meta_int("n")? > SWEEP_ALL_UP_TO => {
+                SWEEP_PER_RECALL
+            }
+            Depth::Recall | Depth::Settle | Depth::Full => usize::MAX,
         };
         let sweep = self.sweep(&root, limit)?;
         let nothing_to_write = changed.is_empty()
             && sweep.stale.is_empty()
             && sweep.gone.is_empty()
-            && !(depth == Depth::Full && self.meta_int("pending")? > 0);
+            && !(depth == Depth::Full && self.meta_int("pending")? >= COMPACT_FROM);
         let mut report = if nothing_to_write {
             // Most recalls: nothing changed, and nothing is written.
             Reconciled::default()
@@ -651,7 +697,7 @@ impl RecallIndex {
             }
             to_read.extend(sweep.stale.iter().cloned());
             writer.read_and_apply(&folder, to_read, &mut |_| {})?;
-            if depth == Depth::Full && writer.pending > 0 {
+            if depth == Depth::Full && writer.pending >= COMPACT_FROM {
                 writer.compact()?;
             }
             let report = writer.commit()?;
@@ -662,6 +708,7 @@ impl RecallIndex {
             self.fold_log(true);
         }
         report.swept = sweep.checked;
+        report.deferred = deferred;
         sweep.state.save(&self.sweep_path());
         Ok(report)
     }
@@ -884,7 +931,7 @@ impl RecallIndex {
             }
         }
         self.update_files(filenames)?;
-        self.reconcile(Depth::Recall, &mut |_| {})
+        self.reconcile(Depth::Settle, &mut |_| {})
     }
 
     /// Folds the write-ahead log into the database and empties it, when
@@ -980,14 +1027,22 @@ impl RecallIndex {
         )))
     }
 
-    /// Whether a background refresh ([`Depth::Full`]) is worth starting:
-    /// the sweep has not covered the folder recently, or many memories
-    /// changed since the last compaction; and no refresh started in the
-    /// last ten seconds.
-    pub fn refresh_due(&self) -> Result<bool, IndexError> {
+    /// Whether a background refresh ([`RecallIndex::refresh`]) is worth
+    /// starting after `reconciled`: it left a listing for one
+    /// ([`Reconciled::deferred`]) and none is running (one that runs
+    /// lists again, before it ends, what changed while it ran); or the
+    /// sweep has not covered the folder recently, or many memories changed
+    /// since the last compaction, and none started in the last ten seconds.
+    pub fn refresh_due(&self, reconciled: &Reconciled) -> Result<bool, IndexError> {
         let meta = |key: &str| self.meta_int(key);
         let now = now_ms();
-        if now - meta("refresh_started_ms")? < REFRESH_INTERVAL_MS {
+        let started = meta("refresh_started_ms")?;
+        let since = now - started;
+        if reconciled.deferred > 0 {
+            let running = started > meta("refresh_ended_ms")? && since < REFRESH_RUNS_AT_MOST_MS;
+            return Ok(!running);
+        }
+        if since < REFRESH_INTERVAL_MS {
             return Ok(false);
         }
         let pending = meta("pending")?;
@@ -995,13 +1050,50 @@ impl RecallIndex {
         Ok(pending >= COMPACT_AFTER || now - swept > REFRESH_INTERVAL_MS)
     }
 
-    /// Records that a background refresh starts now, so that others are
-    /// not started for a while.
-    pub fn mark_refresh_started(&self) -> Result<(), IndexError> {
+    /// What `memdir recall-index refresh` runs in the background: the
+    /// directories that changed listed first ([`Depth::Settle`]: what a
+    /// recall left to it is indexed within tens of milliseconds, before
+    /// the rest), then a full reconciliation ([`Depth::Full`], seconds at
+    /// 100,000 memories), then what changed while it ran listed again (a
+    /// few times at most), so that a recall that leaves a listing while a
+    /// refresh runs need not start another. Its start and end are recorded
+    /// for [`RecallIndex::refresh_due`].
+    pub fn refresh(
+        &mut self,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Reconciled, IndexError> {
+        self.set_meta("refresh_started_ms", now_ms())?;
+        let refreshed = self
+            .reconcile(Depth::Settle, &mut |_| {})
+            .and_then(|first| {
+                let mut report = self.reconcile(Depth::Full, progress)?;
+                let mut add = |pass: &Reconciled| {
+                    report.added += pass.added;
+                    report.updated += pass.updated;
+                    report.removed += pass.removed;
+                    report.listed += pass.listed;
+                };
+                add(&first);
+                for _ in 0..SETTLE_PASSES {
+                    let pass = self.reconcile(Depth::Settle, &mut |_| {})?;
+                    add(&pass);
+                    if pass.listed == 0 {
+                        break;
+                    }
+                }
+                Ok(report)
+            });
+        let ended = self.set_meta("refresh_ended_ms", now_ms());
+        let report = refreshed?;
+        ended?;
+        Ok(report)
+    }
+
+    fn set_meta(&self, key: &str, value: i64) -> Result<(), IndexError> {
         self.conn
             .execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('refresh_started_ms', ?1)",
-                [now_ms()],
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+                params![key, value],
             )
             .map(drop)
             .map_err(self.fail())

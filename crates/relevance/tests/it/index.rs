@@ -195,6 +195,87 @@ fn a_memory_rewritten_in_place_ranks_on_its_new_text_at_the_next_recall_in_a_fol
     }
 }
 
+/// In a folder too large to list at every recall, the listing a changed
+/// directory needs is left to a background refresh, and the recall says
+/// so; the write an agent's hook settles is listed at once.
+#[test]
+fn above_the_foreground_limit_a_changed_folder_is_listed_by_the_refresh_not_the_recall() {
+    use memdir_relevance::index::LIST_IN_FOREGROUND_UP_TO;
+    use std::time::{Duration, SystemTime};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    fs::create_dir(&dir).unwrap();
+    let db = tmp.path().join("index.sqlite");
+    let fillers = usize::try_from(LIST_IN_FOREGROUND_UP_TO).unwrap() + 1;
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    for i in 0..fillers {
+        let path = dir.join(format!("n{i}.md"));
+        fs::write(&path, format!("---\ndescription: widget {i}\n---\n")).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+    }
+    // The folder's own time past the 20 ms in which it is not trusted.
+    std::thread::sleep(Duration::from_millis(30));
+    let mut index = RecallIndex::open(&db, &dir).unwrap();
+    index.reconcile(Depth::Full, &mut |_| {}).unwrap();
+    let q = "how do we deploy the billing service to staging";
+    let recall_with_notes = || {
+        let options = RecallOptions {
+            index: Some(&db),
+            abstain: false,
+            ..RecallOptions::default()
+        };
+        let r = find_relevant_memories(q, &dir, &CancelToken::new(), &options).unwrap();
+        let names: Vec<String> = r.memories.into_iter().map(|m| m.filename).collect();
+        (names, r.diagnostics, r.index_refresh_due)
+    };
+    let (names, notes, due) = recall_with_notes();
+    assert!(!names.contains(&"deploy.md".to_owned()));
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(!due);
+
+    // Another program adds a memory: the recall does not list the folder,
+    // says so, and asks for the refresh.
+    memory(
+        &dir,
+        "deploy.md",
+        "project",
+        "Deploy the billing service to staging with make ship-staging",
+        "",
+    );
+    std::thread::sleep(Duration::from_millis(30));
+    let (names, notes, due) = recall_with_notes();
+    assert!(!names.contains(&"deploy.md".to_owned()), "{names:?}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("listed again in the background")),
+        "{notes:?}"
+    );
+    assert!(due);
+    let mut index = RecallIndex::open(&db, &dir).unwrap();
+    let report = index.reconcile(Depth::Recall, &mut |_| {}).unwrap();
+    assert_eq!((report.deferred, report.listed, report.added), (1, 0, 0));
+
+    // The refresh lists it; the next recall finds it, with nothing to say.
+    let report = index.refresh(&mut |_| {}).unwrap();
+    assert_eq!(report.added, 1);
+    let (names, notes, _) = recall_with_notes();
+    assert_eq!(names.first().map(String::as_str), Some("deploy.md"));
+    assert!(notes.is_empty(), "{notes:?}");
+
+    // An agent's write that its hook settles is listed then and there.
+    memory(&dir, "lunch.md", "user", "Lunch is at noon on Fridays", "");
+    let report = index.settle_after_write(&["lunch.md".to_owned()]).unwrap();
+    assert_eq!(report.deferred, 0);
+    let report = index.reconcile(Depth::Recall, &mut |_| {}).unwrap();
+    assert_eq!((report.deferred, report.listed), (0, 0));
+}
+
 #[cfg(unix)]
 fn inode(path: &Path) -> u64 {
     std::os::unix::fs::MetadataExt::ino(&fs::metadata(path).unwrap())
