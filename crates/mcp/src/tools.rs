@@ -327,6 +327,26 @@ fn delete(project: &Project, args: &NameArgs) -> Result<String, ToolError> {
     ))
 }
 
+/// Runs `refresh` of `what` (a cache) on a thread of its own, logging a
+/// failure.
+fn in_background<E: std::fmt::Display>(
+    project: &Project,
+    what: &'static str,
+    refresh: impl FnOnce(&Project) -> Result<(), E> + Send + 'static,
+) {
+    let project = project.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("memdir-{}-refresh", what.replace(' ', "-")))
+        .spawn(move || {
+            if let Err(e) = refresh(&project) {
+                log::warn!("the {what} was not refreshed: {e}");
+            }
+        });
+    if let Err(e) = spawned {
+        log::warn!("cannot start the {what} refresh: {e}");
+    }
+}
+
 fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
     let request = RecallRequest {
         query: args.query,
@@ -340,34 +360,18 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
         citations_budget: None,
     };
     let outcome = project.recall_for_agent(&request)?;
+    // The server outlives the request: each refresh runs on a thread of
+    // its own, and one already running makes another return at once.
     if outcome.citation_refresh {
-        // The server outlives the request: the refresh runs on a thread
-        // of its own, and one already running makes it return at once.
-        let project = project.clone();
-        let spawned = std::thread::Builder::new()
-            .name("memdir-citations-refresh".to_owned())
-            .spawn(move || {
-                if let Err(e) = project.refresh_citation_cache(None) {
-                    log::warn!("the citation cache was not refreshed: {e}");
-                }
-            });
-        if let Err(e) = spawned {
-            log::warn!("cannot start the citation cache refresh: {e}");
-        }
+        in_background(project, "citation cache", |p| {
+            p.refresh_citation_cache(None).map(drop)
+        });
     }
     if outcome.index_refresh {
         // In a large folder, the listing the recall left to a refresh.
-        let project = project.clone();
-        let spawned = std::thread::Builder::new()
-            .name("memdir-index-refresh".to_owned())
-            .spawn(move || {
-                if let Err(e) = project.refresh_recall_index(false, &mut |_| {}) {
-                    log::warn!("the recall index was not refreshed: {e}");
-                }
-            });
-        if let Err(e) = spawned {
-            log::warn!("cannot start the recall index refresh: {e}");
-        }
+        in_background(project, "recall index", |p| {
+            p.refresh_recall_index(false, &mut |_| {}).map(drop)
+        });
     }
     if outcome.memories.is_empty() {
         return Ok("no memory is relevant enough to recall".to_owned());

@@ -232,8 +232,9 @@ fn session_start(
 /// settles the project's identifiers in the citation cache, and
 /// `recall-index refresh` reconciles the whole recall index (every memory
 /// stat'ed) when a recall's bounded sweep has not covered the folder
-/// lately, or when the recall left it the listing of a large folder. Each gives way when another of its kind holds its cache;
-/// a failure to start is only logged.
+/// lately, or when the recall left it the listing of a large folder. Each
+/// gives way when another of its kind holds its cache; a failure to start
+/// is only logged.
 fn start_in_background(project: &Project, global: &GlobalArgs, env: &Environment, args: &[&str]) {
     if let Err(e) = spawn_detached(project, global, env, args) {
         log_line(env, HookEvent::UserPromptSubmit, &format!("{e:#}"));

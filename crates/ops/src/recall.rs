@@ -174,8 +174,8 @@ impl Project {
     /// directories that changed listed first, then every directory listed,
     /// every memory stat'ed, its segments merged when enough changed
     /// (`memdir recall-index refresh`, what a recall asks the front end to
-    /// start in the background); with `rebuild`, made anew from every file (`memdir
-    /// recall-index rebuild`). `progress` hears how many memories were read
+    /// start in the background); with `rebuild`, made anew from every file
+    /// (`memdir recall-index rebuild`). `progress` hears how many memories were read
     /// when files are read in bulk.
     pub fn refresh_recall_index(
         &self,

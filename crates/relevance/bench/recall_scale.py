@@ -23,8 +23,8 @@ kept under `~/.claude/memdir/recall/`):
      folder of more than 5,000 memories, it leaves the listing to the
      background refresh it starts), `seen after`: from that write until
      the index holds the new memory (polling `recall-index status` every
-     20 ms, so within about 25 ms), and `rewritten`: a memory rewritten in place (same inode, same folder
-     mtime) just before, found by the sweep,
+     20 ms, so within about 25 ms), and `rewritten`: a memory rewritten in
+     place (same inode, same folder mtime) just before, found by the sweep,
    - `post-tool`: a memory the agent wrote with its own tool, then
      `memdir hook post-tool-use` naming it (which waits out the 20 ms a
      folder time is not trusted, then indexes it), then the recall of the
