@@ -42,7 +42,10 @@ Tasks:
            workspace), the coding set (fixtures/recall/coding), each
            skipped with a line when absent, and the relevance crate's
            bundled set; --check exits 1 when a recall target is not met,
-           --only locomo,coding,bundled picks sets, --help lists the rest;
+           --only locomo,coding,bundled picks sets, --model DIR (or
+           MEMDIR_EMBED_MODEL) adds an embedding model's rows (its
+           cosine alone, and fused with memdir's ranking), --help lists
+           the rest;
            `doctor` prints each doctor check's precision and recall on
            fixtures/doctor/ and the near-duplicate threshold table; `all`
            runs both; --failures lists every wrong answer
@@ -249,8 +252,12 @@ fn eval(extra: &[String]) -> Result<(), String> {
             package,
             "--example",
             example,
-            "--",
         ];
+        if *package == "memdir-relevance" {
+            // The embedding model's rows, when a model is given.
+            args.extend(["--features", "semantic"]);
+        }
+        args.push("--");
         args.extend(rest.iter().map(String::as_str));
         run_cargo(&args)?;
     }

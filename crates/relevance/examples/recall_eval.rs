@@ -47,6 +47,10 @@ Options:
                     (default ../shared/testdata/locomo-dev beside the
                     workspace)
   --coding DIR      the coding set (default fixtures/recall/coding)
+  --model DIR       an embedding model folder (as `memdir model install`
+                    leaves it; default $MEMDIR_EMBED_MODEL): adds the model's
+                    cosine alone and fused with the local ranker as rows
+                    of the same run (built with --features semantic)
   BUNDLED_DIR       the bundled set (default
                     crates/relevance/tests/fixtures/recall-eval)
 ";
@@ -58,6 +62,7 @@ struct Options {
     locomo: Option<PathBuf>,
     coding: Option<PathBuf>,
     bundled: Option<PathBuf>,
+    model: Option<PathBuf>,
 }
 
 impl Options {
@@ -69,6 +74,9 @@ impl Options {
             locomo: None,
             coding: None,
             bundled: None,
+            model: std::env::var_os("MEMDIR_EMBED_MODEL")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -93,6 +101,7 @@ impl Options {
                 }
                 "--locomo" => o.locomo = Some(value("--locomo")?.into()),
                 "--coding" => o.coding = Some(value("--coding")?.into()),
+                "--model" => o.model = Some(value("--model")?.into()),
                 other if other.starts_with('-') => {
                     return Err(format!("unknown option {other:?}"));
                 }
@@ -155,9 +164,11 @@ fn workspace() -> PathBuf {
 
 /// Runs each dataset asked for and returns every target printed.
 fn run(options: &Options) -> Result<Vec<Target>, String> {
+    let model = load_model(options)?;
+    let model = model.as_ref();
     let mut targets = Vec::new();
     if options.runs("locomo") {
-        targets.extend(run_locomo(options)?);
+        targets.extend(run_locomo(options, model)?);
     }
     if options.runs("coding") {
         let root = options
@@ -166,7 +177,7 @@ fn run(options: &Options) -> Result<Vec<Target>, String> {
             .unwrap_or_else(|| workspace().join("fixtures/recall/coding"));
         if root.is_dir() {
             let dataset = coding::load(&root).map_err(|e| e.to_string())?;
-            let e = evaluate(&dataset, options)?;
+            let e = evaluate(&dataset, options, model)?;
             targets.extend(print_targets(coding::targets(&e)));
         } else {
             println!("coding set: skipped, {} not found\n", shown(&root));
@@ -177,7 +188,7 @@ fn run(options: &Options) -> Result<Vec<Target>, String> {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval")
         });
         let dataset = bundled(&folder).map_err(|e| e.to_string())?;
-        let e = evaluate(&dataset, options)?;
+        let e = evaluate(&dataset, options, model)?;
         // The regression test's own measure: the full index, top-1.
         let (memories, queries) = dataset_in(&folder);
         let report = load_queries(&queries)
@@ -193,7 +204,7 @@ fn run(options: &Options) -> Result<Vec<Target>, String> {
     Ok(targets)
 }
 
-fn run_locomo(options: &Options) -> Result<Vec<Target>, String> {
+fn run_locomo(options: &Options, model: Option<&Model>) -> Result<Vec<Target>, String> {
     let given = options
         .locomo
         .clone()
@@ -220,7 +231,7 @@ fn run_locomo(options: &Options) -> Result<Vec<Target>, String> {
         write_conversation(c, &locomo::folder_of(c, temp.path()))?;
     }
     let dataset = locomo::dataset(&conversations, temp.path());
-    let e = evaluate(&dataset, options)?;
+    let e = evaluate(&dataset, options, model)?;
     let (reachable, answerable) = locomo::ceiling(&conversations);
     println!(
         "  ceiling: {reachable} of {answerable} answerable questions have their evidence among the observations ({:.3})",
@@ -248,8 +259,59 @@ fn write_conversation(c: &locomo::Conversation, dir: &Path) -> Result<(), String
     std::fs::write(&index, &c.index).map_err(|e| fail(&index, e))
 }
 
-fn evaluate(dataset: &Dataset, options: &Options) -> Result<Evaluation, String> {
-    let e = evaluate_dataset(dataset).map_err(|e| e.to_string())?;
+/// The embedding model whose systems are measured beside memdir's.
+#[cfg(feature = "semantic")]
+type Model = memdir_relevance::eval::semantic::SemanticCache;
+#[cfg(not(feature = "semantic"))]
+type Model = ();
+
+#[cfg(feature = "semantic")]
+fn load_model(options: &Options) -> Result<Option<Model>, String> {
+    let Some(dir) = &options.model else {
+        println!("semantic rows: skipped, no model (--model DIR or MEMDIR_EMBED_MODEL)\n");
+        return Ok(None);
+    };
+    let model = memdir_embed::Embedder::load(dir).map_err(|e| e.to_string())?;
+    println!("semantic rows: the model in {}\n", shown(dir));
+    Ok(Some(Model::new(model)))
+}
+
+#[cfg(not(feature = "semantic"))]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "the same signature as with the feature, which can fail"
+)]
+fn load_model(options: &Options) -> Result<Option<Model>, String> {
+    if options.model.is_some() {
+        println!("semantic rows: skipped, built without --features semantic\n");
+    }
+    Ok(None)
+}
+
+#[cfg(feature = "semantic")]
+fn evaluate_systems(dataset: &Dataset, model: Option<&Model>) -> Result<Evaluation, String> {
+    let Some(model) = model else {
+        return evaluate_dataset(dataset).map_err(|e| e.to_string());
+    };
+    let (mut alone, mut fused) = (model.cosine_alone(), model.fused());
+    let mut others: [(String, &mut dyn eval::Runner); 2] = [
+        ("model cosine alone".to_owned(), &mut alone),
+        ("memdir fused with the model".to_owned(), &mut fused),
+    ];
+    memdir_relevance::eval::evaluate_dataset_with(dataset, &mut others).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "semantic"))]
+fn evaluate_systems(dataset: &Dataset, _: Option<&Model>) -> Result<Evaluation, String> {
+    evaluate_dataset(dataset).map_err(|e| e.to_string())
+}
+
+fn evaluate(
+    dataset: &Dataset,
+    options: &Options,
+    model: Option<&Model>,
+) -> Result<Evaluation, String> {
+    let e = evaluate_systems(dataset, model)?;
     print!("{}", e.table());
     if options.failures {
         println!("  memdir's misses:");

@@ -40,13 +40,15 @@ pub mod locomo;
 mod metrics;
 mod report;
 mod run;
+#[cfg(feature = "semantic")]
+pub mod semantic;
 
 pub use dataset::{Case, Dataset, Folder, Label, bundled};
 pub use floor::{Bm25Floor, floor_terms};
 pub use metrics::{Metrics, first_hit};
 pub use report::{
     Evaluation, FLOOR_MAX_FALSE_INJECTION_PERCENT, Latency, Scores, Target, bundled_targets,
-    evaluate_dataset,
+    evaluate_dataset, evaluate_dataset_with,
 };
 pub use run::{
     CaseResult, Floor, Memdir, Ranking, Runner, calibrate_threshold, run, with_threshold,
@@ -79,6 +81,9 @@ pub enum EvalError {
         /// What is wrong, and where in it.
         message: String,
     },
+    /// The embedding model of a semantic system failed.
+    #[error("{0}")]
+    Model(String),
 }
 
 /// One labelled query.

@@ -10,7 +10,7 @@ use super::EvalError;
 use super::dataset::{Dataset, Label};
 use super::metrics::{Metrics, first_hit};
 use super::run::{
-    CaseResult, Floor, Memdir, calibrate_threshold, no_memory_scores, run, with_threshold,
+    CaseResult, Floor, Memdir, Runner, calibrate_threshold, no_memory_scores, run, with_threshold,
 };
 use crate::MAX_RELEVANT;
 
@@ -84,6 +84,9 @@ pub struct Evaluation {
     pub memdir: Scores,
     /// The plain BM25 floor.
     pub floor: Scores,
+    /// Other systems measured in the same run (an embedding model's), by
+    /// name.
+    pub others: Vec<(String, Scores)>,
     /// The floor answering only above a top-score threshold calibrated on
     /// the no-memory queries, and that threshold; `None` without
     /// no-memory queries.
@@ -99,6 +102,15 @@ pub struct Evaluation {
 
 /// Runs memdir and the floor over `dataset` and scores them.
 pub fn evaluate_dataset(dataset: &Dataset) -> Result<Evaluation, EvalError> {
+    evaluate_dataset_with(dataset, &mut [])
+}
+
+/// [`evaluate_dataset`], with `others` (name, runner) measured in the same
+/// run and shown below the floor.
+pub fn evaluate_dataset_with(
+    dataset: &Dataset,
+    others: &mut [(String, &mut dyn Runner)],
+) -> Result<Evaluation, EvalError> {
     let memdir_results = run(dataset, &mut Memdir)?;
     let mut floor = Floor::default();
     let floor_results = run(dataset, &mut floor)?;
@@ -115,6 +127,11 @@ pub fn evaluate_dataset(dataset: &Dataset) -> Result<Evaluation, EvalError> {
         let kept: Vec<CaseResult> = floor_results.iter().map(|r| with_threshold(r, t)).collect();
         (t, Scores::of(dataset, &kept))
     });
+    let mut other_scores = Vec::with_capacity(others.len());
+    for (name, runner) in others.iter_mut() {
+        let results = run(dataset, &mut **runner)?;
+        other_scores.push((name.clone(), Scores::of(dataset, &results)));
+    }
     let times = |results: &[CaseResult]| {
         Latency::of(&results.iter().map(|r| r.elapsed).collect::<Vec<_>>())
     };
@@ -123,6 +140,7 @@ pub fn evaluate_dataset(dataset: &Dataset) -> Result<Evaluation, EvalError> {
         memories,
         memdir: Scores::of(dataset, &memdir_results),
         floor: Scores::of(dataset, &floor_results),
+        others: other_scores,
         floor_threshold,
         memdir_latency: times(&memdir_results),
         floor_latency: times(&floor_results),
@@ -204,6 +222,9 @@ impl Evaluation {
             let mut rows = vec![("memdir".to_owned(), pick(&self.memdir))];
             rows.push(("BM25 floor".to_owned(), pick(&self.floor)));
             if let (Some(name), Some((_, s))) = (&threshold_name, &self.floor_threshold) {
+                rows.push((name.clone(), pick(s)));
+            }
+            for (name, s) in &self.others {
                 rows.push((name.clone(), pick(s)));
             }
             for (name, m) in rows {
