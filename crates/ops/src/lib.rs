@@ -64,6 +64,7 @@ mod interop;
 mod log;
 mod memory;
 mod migrate;
+mod model;
 mod ordered;
 mod persist;
 mod project;
@@ -84,6 +85,7 @@ pub use interop::{
     ExportReport, ExportedFile, FileChange, ImportOutcome, ImportReport, ImportedMemory,
 };
 pub use log::{DreamReport, Logged, MAX_LOG_BYTES, MAX_LOG_ENTRY_BYTES};
+pub use memdir_embed::ModelInfo;
 pub use memdir_extract::DreamOutcome;
 pub use memdir_extract::Outcome as ExtractOutcome;
 /// What [`fix_index`] did.
@@ -95,6 +97,7 @@ pub use memory::{
     memory_file_name,
 };
 pub use migrate::{ENV_AUTO_MIGRATE, migrate};
+pub use model::ModelStatus;
 pub use persist::{PersistReport, PersistRequest, persist_outputs};
 pub use project::{ENV_LOCK_TIMEOUT_MS, Project, ProjectOptions, Scope, lock_timeout};
 pub use recall::{RecallOutcome, RecallRequest, SelectorChoice};

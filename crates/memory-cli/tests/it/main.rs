@@ -19,6 +19,7 @@ mod log;
 mod mcp;
 mod memories;
 mod migrate;
+mod model;
 mod paths;
 mod persist;
 mod project_dir_name;
