@@ -208,10 +208,19 @@ fn extract<R: Read + Seek>(
                     format!("{inner} is too large"),
                 ));
             }
+            // The declared size is the archive's word; the read holds to
+            // the cap whatever the stream gives.
             let mut bytes = Vec::new();
-            entry
+            (&mut entry)
+                .take(MAX_NESTED_BYTES + 1)
                 .read_to_end(&mut bytes)
                 .map_err(|e| EmbedError::io(path, e))?;
+            if bytes.len() as u64 > MAX_NESTED_BYTES {
+                return Err(EmbedError::not_a_model(
+                    path,
+                    format!("{inner} is too large"),
+                ));
+            }
             return extract(
                 &path.join(inner),
                 std::io::Cursor::new(bytes),
