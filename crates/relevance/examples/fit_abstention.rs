@@ -19,6 +19,11 @@
 //! false injection on the coding set and the hit@5 and nothing-returned
 //! rate on `LoCoMo` at each threshold, then the model fitted on every
 //! folder, in the form `abstain.rs` holds it.
+//!
+//! Built with `--features semantic` and given an embedding model
+//! (`--model DIR` or `MEMDIR_EMBED_MODEL`), it does the same for the
+//! model with the cosines' signals (`SEMANTIC_MODEL`), judged on the fused
+//! ranking.
 
 #![allow(
     clippy::print_stdout,
@@ -35,7 +40,7 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use memdir_relevance::LocalRanker;
-use memdir_relevance::abstain::{FEATURES, Features};
+use memdir_relevance::abstain::Features;
 use memdir_relevance::eval::{Label, coding, locomo};
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 
@@ -48,9 +53,35 @@ struct Sample {
     /// A bundled regression case: fitted on, not counted in the coding
     /// figures.
     bundled: bool,
-    x: [f64; FEATURES],
+    x: Vec<f64>,
     needs: bool,
     top5_hit: bool,
+    /// With an embedding model: the signals with the cosines', and whether
+    /// the fused ranking has a relevant memory in its top five.
+    semantic: Option<(Vec<f64>, bool)>,
+}
+
+/// Which signals and which ranking a fit judges.
+#[derive(Clone, Copy, PartialEq)]
+enum View {
+    Lexical,
+    Semantic,
+}
+
+impl View {
+    fn x(self, s: &Sample) -> &[f64] {
+        match (self, &s.semantic) {
+            (View::Semantic, Some((x, _))) => x,
+            _ => &s.x,
+        }
+    }
+
+    fn hit(self, s: &Sample) -> bool {
+        match (self, &s.semantic) {
+            (View::Semantic, Some((_, hit))) => *hit,
+            _ => s.top5_hit,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -68,11 +99,13 @@ fn workspace() -> PathBuf {
 }
 
 fn run() -> Result<(), String> {
+    let model = load_model()?;
+    let model = model.as_ref();
     let mut samples = Vec::new();
     let coding_root = workspace().join("fixtures/recall/coding");
     let set = coding::load(&coding_root).map_err(|e| e.to_string())?;
     for folder in &set.folders {
-        collect(&folder.path, &folder.cases, false, &mut samples)?;
+        collect(&folder.path, &folder.cases, false, model, &mut samples)?;
     }
     let coding_end = samples.len();
     // The bundled regression cases: terse queries, every script.
@@ -81,7 +114,7 @@ fn run() -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     for folder in &bundled.folders {
-        collect(&folder.path, &folder.cases, false, &mut samples)?;
+        collect(&folder.path, &folder.cases, false, model, &mut samples)?;
     }
     for s in &mut samples[coding_end..] {
         s.bundled = true;
@@ -93,14 +126,30 @@ fn run() -> Result<(), String> {
         for c in &conversations {
             let dir = locomo::folder_of(c, temp.path());
             write_conversation(c, &dir)?;
-            collect(&dir, &c.cases, true, &mut samples)?;
+            collect(&dir, &c.cases, true, model, &mut samples)?;
         }
     } else {
         println!("LoCoMo dev split: absent, fitted on the coding set alone");
     }
+    report(&samples, View::Lexical, "MODEL", "NEED_THRESHOLD");
+    if samples.iter().all(|s| s.semantic.is_some()) && !samples.is_empty() {
+        println!("\nwith the embedding model's cosines, on the fused ranking:");
+        report(
+            &samples,
+            View::Semantic,
+            "SEMANTIC_MODEL",
+            "SEMANTIC_NEED_THRESHOLD",
+        );
+    }
+    Ok(())
+}
+
+/// Prints the cross-validated trade-off of `view`'s model, and the model
+/// fitted on every folder as the constants `model` and `threshold`.
+fn report(samples: &[Sample], view: View, model_name: &str, threshold_name: &str) {
     let folders: Vec<String> = {
         let mut seen = Vec::new();
-        for s in &samples {
+        for s in samples {
             if !seen.contains(&s.folder) {
                 seen.push(s.folder.clone());
             }
@@ -111,10 +160,10 @@ fn run() -> Result<(), String> {
     let mut cv = vec![0.0; samples.len()];
     for f in &folders {
         let train: Vec<&Sample> = samples.iter().filter(|s| &s.folder != f).collect();
-        let model = fit(&train);
+        let model = fit(&train, view);
         for (i, s) in samples.iter().enumerate() {
             if &s.folder == f {
-                cv[i] = model.predict(&s.x);
+                cv[i] = model.predict(view.x(s));
             }
         }
     }
@@ -125,7 +174,7 @@ fn run() -> Result<(), String> {
     let mut chosen = None;
     for step in 1..100 {
         let t = f64::from(step) * 0.01;
-        let r = trade_off(&samples, &cv, t);
+        let r = trade_off(samples, view, &cv, t);
         if step % 5 == 0 {
             println!(
                 "  {t:9.2}  {:12.3}  {:15.1}%  {:12.3}  {:13.1}%",
@@ -140,9 +189,9 @@ fn run() -> Result<(), String> {
         }
     }
     let all: Vec<&Sample> = samples.iter().collect();
-    let model = fit(&all);
+    let model = fit(&all, view);
     let t = chosen.unwrap_or(0.5);
-    let r = trade_off(&samples, &cv, t);
+    let r = trade_off(samples, view, &cv, t);
     println!(
         "threshold {t:.2}: coding hit@5 {:.3} at {:.1}% false injection; LoCoMo hit@5 {:.3}, nothing {:.1}% (cross-validated)",
         r.0,
@@ -154,17 +203,16 @@ fn run() -> Result<(), String> {
         "\nthe model fitted on every folder ({} prompts):",
         samples.len()
     );
-    println!("pub const MODEL: Model = Model {{");
+    println!("pub const {model_name}: Model<_> = Model {{");
     println!("    mean: {:?},", round(&model.mean));
     println!("    scale: {:?},", round(&model.scale));
     println!("    weights: {:?},", round(&model.weights));
     println!("    bias: {:.4},", model.bias);
     println!("}};");
-    println!("pub const NEED_THRESHOLD: f64 = {t:.2};");
-    Ok(())
+    println!("pub const {threshold_name}: f64 = {t:.2};");
 }
 
-fn round(v: &[f64; FEATURES]) -> Vec<f64> {
+fn round(v: &[f64]) -> Vec<f64> {
     v.iter()
         .map(|x| (x * 10_000.0).round() / 10_000.0)
         .collect()
@@ -172,14 +220,14 @@ fn round(v: &[f64; FEATURES]) -> Vec<f64> {
 
 /// (coding hit@5, coding false injection, `LoCoMo` hit@5, `LoCoMo` nothing)
 /// when prompts whose estimate is below `t` get nothing.
-fn trade_off(samples: &[Sample], p: &[f64], t: f64) -> (f64, f64, f64, f64) {
+fn trade_off(samples: &[Sample], view: View, p: &[f64], t: f64) -> (f64, f64, f64, f64) {
     let mut c = [0usize; 6];
     for (s, &p) in samples.iter().zip(p).filter(|(s, _)| !s.bundled) {
         let recalled = p >= t;
         match (s.locomo, s.needs) {
             (false, true) => {
                 c[0] += 1;
-                c[1] += usize::from(recalled && s.top5_hit);
+                c[1] += usize::from(recalled && view.hit(s));
             }
             (false, false) => {
                 c[2] += 1;
@@ -187,7 +235,7 @@ fn trade_off(samples: &[Sample], p: &[f64], t: f64) -> (f64, f64, f64, f64) {
             }
             (true, _) => {
                 c[4] += 1;
-                c[5] += usize::from(recalled && s.top5_hit);
+                c[5] += usize::from(recalled && view.hit(s));
             }
         }
     }
@@ -209,6 +257,7 @@ fn collect(
     dir: &Path,
     cases: &[memdir_relevance::eval::Case],
     is_locomo: bool,
+    model: Option<&Model>,
     out: &mut Vec<Sample>,
 ) -> Result<(), String> {
     let options = ScanOptions {
@@ -236,29 +285,117 @@ fn collect(
                 .take(5)
                 .any(|r| files.contains(&memories[r.index].filename))
         });
+        let semantic = semantic_signals(model, dir, &case.query, &memories, &scored, relevant)?;
         out.push(Sample {
             folder: folder.clone(),
             locomo: is_locomo,
             bundled: false,
-            x,
+            x: x.to_vec(),
             needs: relevant.is_some(),
             top5_hit,
+            semantic,
         });
     }
     Ok(())
 }
 
+/// The embedding model whose cosines are read, when built with the
+/// `semantic` feature.
+#[cfg(feature = "semantic")]
+type Model = memdir_relevance::eval::semantic::SemanticCache;
+#[cfg(not(feature = "semantic"))]
+type Model = ();
+
+#[cfg(feature = "semantic")]
+fn load_model() -> Result<Option<Model>, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let given = args
+        .iter()
+        .position(|a| a == "--model")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("MEMDIR_EMBED_MODEL")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        });
+    let Some(dir) = given else {
+        println!("no embedding model (--model DIR or MEMDIR_EMBED_MODEL): the lexical model only");
+        return Ok(None);
+    };
+    let model = memdir_embed::Embedder::load(&dir).map_err(|e| e.to_string())?;
+    Ok(Some(Model::new(model)))
+}
+
+#[cfg(not(feature = "semantic"))]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "the same signature as with the feature, which can fail"
+)]
+fn load_model() -> Result<Option<Model>, String> {
+    Ok(None)
+}
+
+/// The signals with the cosines', and whether the fused ranking has a
+/// relevant memory in its top five.
+#[cfg(feature = "semantic")]
+fn semantic_signals(
+    model: Option<&Model>,
+    dir: &Path,
+    query: &str,
+    memories: &[memdir_scan::MemoryHeader],
+    scored: &memdir_relevance::Scored,
+    relevant: Option<&Vec<String>>,
+) -> Result<Option<(Vec<f64>, bool)>, String> {
+    let Some(model) = model else {
+        return Ok(None);
+    };
+    let by_name = model.cosines(dir, query).map_err(|e| e.to_string())?;
+    let cosines: Vec<f64> = memories
+        .iter()
+        .map(|m| by_name.get(&m.filename).copied().unwrap_or(0.0))
+        .collect();
+    let order = memdir_relevance::order_by_score(&memdir_relevance::fuse(scored, &cosines));
+    let x = Features::of(query, scored)
+        .with_cosines(&cosines, order.first().copied())
+        .0
+        .to_vec();
+    let hit = relevant.is_some_and(|files| {
+        order
+            .iter()
+            .take(5)
+            .any(|&i| files.contains(&memories[i].filename))
+    });
+    Ok(Some((x, hit)))
+}
+
+#[cfg(not(feature = "semantic"))]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "the same signature as with the feature, which can fail"
+)]
+fn semantic_signals(
+    _: Option<&Model>,
+    _: &Path,
+    _: &str,
+    _: &[memdir_scan::MemoryHeader],
+    _: &memdir_relevance::Scored,
+    _: Option<&Vec<String>>,
+) -> Result<Option<(Vec<f64>, bool)>, String> {
+    Ok(None)
+}
+
 /// A logistic model over standardised features.
 struct Fitted {
-    mean: [f64; FEATURES],
-    scale: [f64; FEATURES],
-    weights: [f64; FEATURES],
+    mean: Vec<f64>,
+    scale: Vec<f64>,
+    weights: Vec<f64>,
     bias: f64,
 }
 
 impl Fitted {
-    fn predict(&self, x: &[f64; FEATURES]) -> f64 {
-        let z: f64 = (0..FEATURES)
+    fn predict(&self, x: &[f64]) -> f64 {
+        let z: f64 = (0..self.weights.len())
             .map(|j| (x[j] - self.mean[j]) / self.scale[j] * self.weights[j])
             .sum::<f64>()
             + self.bias;
@@ -269,18 +406,19 @@ impl Fitted {
 /// L2-regularised logistic regression by Newton's method. The two
 /// datasets weigh the same in total, so the larger one does not decide
 /// alone.
-fn fit(samples: &[&Sample]) -> Fitted {
+fn fit(samples: &[&Sample], view: View) -> Fitted {
     let n = samples.len() as f64;
-    let mut mean = [0.0; FEATURES];
-    let mut scale = [0.0; FEATURES];
+    let features = samples.first().map_or(0, |s| view.x(s).len());
+    let mut mean = vec![0.0; features];
+    let mut scale = vec![0.0; features];
     for s in samples {
-        for j in 0..FEATURES {
-            mean[j] += s.x[j] / n;
+        for j in 0..features {
+            mean[j] += view.x(s)[j] / n;
         }
     }
     for s in samples {
-        for j in 0..FEATURES {
-            scale[j] += (s.x[j] - mean[j]).powi(2) / n;
+        for j in 0..features {
+            scale[j] += (view.x(s)[j] - mean[j]).powi(2) / n;
         }
     }
     for v in &mut scale {
@@ -289,10 +427,10 @@ fn fit(samples: &[&Sample]) -> Fitted {
     let locomo = samples.iter().filter(|s| s.locomo).count().max(1) as f64;
     let other = samples.iter().filter(|s| !s.locomo).count().max(1) as f64;
     let weight = |s: &Sample| if s.locomo { other / locomo } else { 1.0 };
-    let d = FEATURES + 1;
+    let d = features + 1;
     let z = |s: &Sample| -> Vec<f64> {
-        let mut v: Vec<f64> = (0..FEATURES)
-            .map(|j| (s.x[j] - mean[j]) / scale[j])
+        let mut v: Vec<f64> = (0..features)
+            .map(|j| (view.x(s)[j] - mean[j]) / scale[j])
             .collect();
         v.push(1.0);
         v
@@ -315,7 +453,7 @@ fn fit(samples: &[&Sample]) -> Fitted {
                 }
             }
         }
-        for a in 0..FEATURES {
+        for a in 0..features {
             grad[a] += lambda * beta[a];
             hess[a][a] += lambda;
         }
@@ -324,13 +462,11 @@ fn fit(samples: &[&Sample]) -> Fitted {
             beta[a] -= step[a];
         }
     }
-    let mut weights = [0.0; FEATURES];
-    weights.copy_from_slice(&beta[..FEATURES]);
     Fitted {
         mean,
         scale,
-        weights,
-        bias: beta[FEATURES],
+        weights: beta[..features].to_vec(),
+        bias: beta[features],
     }
 }
 

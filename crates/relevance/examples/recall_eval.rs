@@ -178,7 +178,9 @@ fn run(options: &Options) -> Result<Vec<Target>, String> {
         if root.is_dir() {
             let dataset = coding::load(&root).map_err(|e| e.to_string())?;
             let e = evaluate(&dataset, options, model)?;
-            targets.extend(print_targets(coding::targets(&e)));
+            let mut wanted = coding::targets(&e);
+            wanted.extend(semantic_targets(&e, "coding"));
+            targets.extend(print_targets(wanted));
         } else {
             println!("coding set: skipped, {} not found\n", shown(&root));
         }
@@ -237,7 +239,9 @@ fn run_locomo(options: &Options, model: Option<&Model>) -> Result<Vec<Target>, S
         "  ceiling: {reachable} of {answerable} answerable questions have their evidence among the observations ({:.3})",
         ratio(reachable, answerable)
     );
-    Ok(print_targets(locomo::targets(&e)))
+    let mut wanted = locomo::targets(&e);
+    wanted.extend(semantic_targets(&e, "locomo"));
+    Ok(print_targets(wanted))
 }
 
 /// Writes a conversation's memory files, each with its session's date as
@@ -295,10 +299,25 @@ fn evaluate_systems(dataset: &Dataset, model: Option<&Model>) -> Result<Evaluati
     };
     let (mut alone, mut fused) = (model.cosine_alone(), model.fused());
     let mut others: [(String, &mut dyn eval::Runner); 2] = [
-        ("model cosine alone".to_owned(), &mut alone),
-        ("memdir fused with the model".to_owned(), &mut fused),
+        (eval::semantic::ALONE.to_owned(), &mut alone),
+        (eval::semantic::FUSED.to_owned(), &mut fused),
     ];
     memdir_relevance::eval::evaluate_dataset_with(dataset, &mut others).map_err(|e| e.to_string())
+}
+
+/// The targets of the fused system's row, when there is one.
+#[cfg(feature = "semantic")]
+fn semantic_targets(e: &Evaluation, set: &str) -> Vec<Target> {
+    use memdir_relevance::eval::semantic;
+    match set {
+        "locomo" => semantic::locomo_targets(e),
+        _ => semantic::coding_targets(e),
+    }
+}
+
+#[cfg(not(feature = "semantic"))]
+fn semantic_targets(_: &Evaluation, _: &str) -> Vec<Target> {
+    Vec::new()
 }
 
 #[cfg(not(feature = "semantic"))]

@@ -58,8 +58,8 @@ use memdir_model::ModelClient;
 use memdir_scan::{CancelToken, MemoryHeader, ScanOptions, scan_memory_dir};
 
 pub use local::{
-    LocalRanker, Ranked, Scored, Thresholds, apply_thresholds, is_redundant_tool_doc, score_all,
-    score_query,
+    FUSION_WEIGHT, LocalRanker, Ranked, Scored, Thresholds, apply_thresholds, fuse,
+    is_redundant_tool_doc, order_by_score, score_all, score_query,
 };
 pub use tokenize::tokenize;
 

@@ -4,10 +4,9 @@
 //!
 //! Each memory's vector is of its name, description and body, computed
 //! once per folder and shared by every runner made from one
-//! [`SemanticCache`]. The fused score of a memory is its BM25 score over
-//! the best one's, plus [`FUSION_WEIGHT`] times its cosine with the
-//! query: both legs rank every memory, so one that shares no word with
-//! the query can still come first.
+//! [`SemanticCache`]. The fused ranking is [`fuse`](crate::fuse)'s; it
+//! abstains by [`SemanticFeatures::need`](crate::abstain::SemanticFeatures::need),
+//! which reads the cosines beside the lexical signals.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,14 +18,10 @@ use memdir_memtypes::{parse_memory, read_regular_file};
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 
 use super::EvalError;
+use super::report::{Evaluation, Scores, Target};
 use super::run::{Ranking, Runner};
-use crate::{LocalRanker, MAX_RELEVANT, Thresholds};
-
-/// The weight of the cosine against the best-normalised BM25 score, chosen
-/// among 0.5, 1, 2 and 3 on the coding set and the `LoCoMo` development
-/// split (hit@5 before abstention: 0.914–0.917 and 0.629–0.661 across
-/// them; 2 keeps both near their best).
-pub const FUSION_WEIGHT: f64 = 2.0;
+use crate::abstain::{Features, SEMANTIC_NEED_THRESHOLD};
+use crate::{LocalRanker, MAX_RELEVANT, fuse, order_by_score};
 
 /// The largest memory read for its vector.
 const MAX_MEMORY_BYTES: u64 = 4 << 20;
@@ -103,6 +98,20 @@ impl SemanticCache {
         Ok(prepared)
     }
 
+    /// The cosine of `query` with each memory of `folder`, by file name.
+    pub fn cosines(&self, folder: &Path, query: &str) -> Result<HashMap<String, f64>, EvalError> {
+        let p = self.prepared(folder)?;
+        let q = self
+            .model
+            .embed(query)
+            .map_err(|e| EvalError::Model(e.to_string()))?;
+        Ok(p.names
+            .iter()
+            .zip(&p.vectors)
+            .map(|(name, v)| (name.clone(), f64::from(cosine(v, &q))))
+            .collect())
+    }
+
     /// The model's cosine alone: top five by cosine, never abstaining.
     #[must_use]
     pub fn cosine_alone(&self) -> Semantic {
@@ -131,8 +140,8 @@ pub struct Semantic {
 }
 
 impl Semantic {
-    /// The top five for `query`, and whether the local ranker's
-    /// abstention lets a memory through.
+    /// The top five for `query`, and whether the abstention (with the
+    /// cosines' signals, for the fused ranking) lets a memory through.
     fn rank(&self, folder: &Path, query: &str) -> Result<(Vec<String>, bool), EvalError> {
         let p = self.cache.prepared(folder)?;
         let q = self
@@ -140,23 +149,22 @@ impl Semantic {
             .model
             .embed(query)
             .map_err(|e| EvalError::Model(e.to_string()))?;
-        let mut scores: Vec<f64> = p.vectors.iter().map(|v| f64::from(cosine(v, &q))).collect();
-        let mut needed = true;
-        if self.fused {
-            for s in &mut scores {
-                *s *= FUSION_WEIGHT;
-            }
-            let scored = p.ranker.score_query(query);
-            needed =
-                crate::abstain::Features::of(query, &scored).need() >= Thresholds::default().need;
-            if let Some(best) = scored.ranked.first().map(|r| r.score).filter(|b| *b > 0.0) {
-                for r in &scored.ranked {
-                    scores[r.index] += r.score / best;
-                }
-            }
+        let cosines: Vec<f64> = p.vectors.iter().map(|v| f64::from(cosine(v, &q))).collect();
+        if !self.fused {
+            let order = order_by_score(&cosines);
+            let files = order
+                .into_iter()
+                .take(MAX_RELEVANT)
+                .map(|i| p.names[i].clone())
+                .collect();
+            return Ok((files, true));
         }
-        let mut order: Vec<usize> = (0..scores.len()).collect();
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        let scored = p.ranker.score_query(query);
+        let order = order_by_score(&fuse(&scored, &cosines));
+        let needed = Features::of(query, &scored)
+            .with_cosines(&cosines, order.first().copied())
+            .need()
+            >= SEMANTIC_NEED_THRESHOLD;
         let files = order
             .into_iter()
             .take(MAX_RELEVANT)
@@ -186,4 +194,74 @@ impl Runner for Semantic {
     ) -> Result<Option<Vec<String>>, EvalError> {
         self.rank(folder, query).map(|(files, _)| Some(files))
     }
+}
+
+/// The name of the model's cosine alone in an evaluation's rows.
+pub const ALONE: &str = "model cosine alone";
+/// The name of memdir's ranking fused with the model.
+pub const FUSED: &str = "memdir fused with the model";
+
+fn fused(e: &Evaluation) -> Option<&Scores> {
+    e.others.iter().find(|(n, _)| n == FUSED).map(|(_, s)| s)
+}
+
+/// The targets the fused system is held to on `LoCoMo`: hit@5 at least
+/// 0.65 and MRR at least 0.50. None when the evaluation has no fused row.
+#[must_use]
+pub fn locomo_targets(e: &Evaluation) -> Vec<Target> {
+    let Some(f) = fused(e) else {
+        return Vec::new();
+    };
+    vec![
+        Target::at_least(&format!("{FUSED}: hit@5"), f.all.hit_at_5(), 0.65),
+        Target::at_least(&format!("{FUSED}: MRR"), f.all.mrr(), 0.50),
+    ]
+}
+
+/// The targets the fused system is held to on the coding set: hit@5 at
+/// least 0.90 on answerable prompts with false injection at most 10%,
+/// hit@5 at least 0.70 on the paraphrase prompts, and no kind of prompt
+/// worse than memdir's lexical recall by more than 0.02.
+#[must_use]
+pub fn coding_targets(e: &Evaluation) -> Vec<Target> {
+    let Some(f) = fused(e) else {
+        return Vec::new();
+    };
+    let paraphrase = f
+        .groups
+        .get("kind paraphrase")
+        .and_then(super::Metrics::hit_at_5);
+    // The largest drop in hit@5 of any kind against lexical recall.
+    let worst = f
+        .groups
+        .iter()
+        .filter(|(g, _)| g.starts_with("kind "))
+        .filter_map(|(g, m)| {
+            let lexical = e.memdir.groups.get(g)?.hit_at_5()?;
+            Some((g.clone(), lexical - m.hit_at_5()?))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let drop = worst.as_ref().map(|(_, d)| *d);
+    vec![
+        Target::at_least(
+            &format!("{FUSED}: hit@5 (answerable)"),
+            f.all.hit_at_5(),
+            0.90,
+        ),
+        Target::at_most_percent(
+            &format!("{FUSED}: false injection (no-memory)"),
+            f.all.false_injection(),
+            0.10,
+        ),
+        Target::at_least(&format!("{FUSED}: hit@5 (paraphrase)"), paraphrase, 0.70),
+        Target {
+            what: format!(
+                "{FUSED}: no kind's hit@5 below lexical recall's by more than 0.02 (worst: {})",
+                worst.as_ref().map_or("-", |(g, _)| g.as_str())
+            ),
+            value: drop,
+            percent: false,
+            met: drop.is_some_and(|d| d <= 0.02),
+        },
+    ]
 }

@@ -208,3 +208,32 @@ fn kana_only_queries() {
     assert!(find("これは").is_empty());
     assert!(find("きょうのてんき").is_empty());
 }
+
+#[test]
+fn a_fused_ranking_lets_a_close_meaning_outrank_a_shared_word() {
+    use memdir_relevance::{FUSION_WEIGHT, Ranked, Scored, fuse, order_by_score};
+    let ranked = |index, score| Ranked {
+        index,
+        score,
+        coverage: 0.5,
+        head_coverage: 0.5,
+    };
+    // Memory 0 shares a word with the query; memory 2 shares none but
+    // means the same; memory 1 neither.
+    let scored = Scored {
+        ranked: vec![ranked(0, 6.0), ranked(1, 3.0)],
+        known_share: 0.5,
+        terms: 2,
+    };
+    let fused = fuse(&scored, &[0.1, 0.0, 0.7]);
+    assert!((fused[0] - (1.0 + 0.1 * FUSION_WEIGHT)).abs() < 1e-12);
+    assert!((fused[1] - 0.5).abs() < 1e-12);
+    assert_eq!(order_by_score(&fused), [2, 0, 1]);
+    // Without lexical matches the cosine alone orders them.
+    let none = Scored {
+        ranked: Vec::new(),
+        known_share: 0.0,
+        terms: 0,
+    };
+    assert_eq!(order_by_score(&fuse(&none, &[0.2, 0.9, 0.5])), [1, 2, 0]);
+}
