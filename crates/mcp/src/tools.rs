@@ -358,6 +358,8 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
         recent_tools: Vec::new(),
         selector: SelectorChoice::Local,
         citations_budget: None,
+        // The server loads the embedding model once, when one is installed.
+        semantic: true,
     };
     let outcome = project.recall_for_agent(&request)?;
     // The server outlives the request: each refresh runs on a thread of
@@ -369,8 +371,10 @@ fn recall(project: &Project, args: RecallArgs) -> Result<String, ToolError> {
     }
     if outcome.index_refresh {
         // In a large folder, the listing the recall left to a refresh.
+        // and the memories the embedding model has not embedded yet.
         in_background(project, "recall index", |p| {
-            p.refresh_recall_index(false, &mut |_| {}).map(drop)
+            p.refresh_recall_index(false, &mut |_| {})?;
+            p.embed_recall_index(&mut |_| {}).map(drop)
         });
     }
     if outcome.memories.is_empty() {

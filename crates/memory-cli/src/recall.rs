@@ -72,6 +72,7 @@ pub(crate) fn run(args: &RecallArgs, global: &GlobalArgs) -> anyhow::Result<Outc
             SelectorArg::Model => SelectorChoice::Model,
         },
         citations_budget: None,
+        semantic: true,
     };
     let outcome = project.recall(&request).map_err(ops_error)?;
     if outcome.index_refresh {

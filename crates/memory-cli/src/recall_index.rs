@@ -19,17 +19,18 @@ pub(crate) enum RecallIndexCommand {
     Status,
     /// Check the whole folder now: list every directory, stat every
     /// memory, index what changed, merge the segments once 64 changes
-    /// wait. `recall` and the prompt hook run this in the background when
+    /// wait; with an embedding model installed (`memdir model`), embed the
+    /// memories it has not embedded yet, with progress. `recall` and the prompt hook run this in the background when
     /// the index asks for it (in a folder of over 5,000 memories, after
     /// another program changed it).
     #[command(after_help = "Example:\n  memdir recall-index refresh\n\n\
-        JSON: {built, added, updated, removed, listed, swept, compacted}")]
+        JSON: {built, added, updated, removed, listed, swept, compacted, embedded}")]
     Refresh,
     /// Make the index anew from every memory file, with progress on a
     /// terminal. Never needed for correctness: a missing or damaged index
     /// is rebuilt by the next recall.
     #[command(after_help = "Example:\n  memdir recall-index rebuild\n\n\
-        JSON: {built, added, updated, removed, listed, swept, compacted}")]
+        JSON: {built, added, updated, removed, listed, swept, compacted, embedded}")]
     Rebuild,
 }
 
@@ -102,12 +103,33 @@ fn refresh(project: &Project, global: &GlobalArgs, rebuild: bool) -> anyhow::Res
     for note in &notes {
         eprintln!("memdir: {note}");
     }
+    // With an embedding model installed, the memories it has not embedded
+    // yet: slow work (tens of milliseconds each), so it shows progress.
+    let mut embedding_progress = |p: RecallIndexProgress| {
+        if show && p.total > 0 {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\rembedding memories: {}/{}", p.done, p.total);
+            if p.done == p.total {
+                let _ = writeln!(err);
+            }
+        }
+    };
+    let (embedded, notes) = project
+        .embed_recall_index(&mut embedding_progress)
+        .map_err(ops_error)?;
+    for note in &notes {
+        eprintln!("memdir: {note}");
+    }
     if global.json {
-        print_json(&json(&report))?;
+        let mut value = json(&report);
+        value["embedded"] = embedded.into();
+        print_json(&value)?;
     } else {
         let what = if report.built { "built" } else { "refreshed" };
+        let embedded =
+            embedded.map_or_else(String::new, |n| format!("; {n} embedded with the model"));
         print(&format!(
-            "recall index {what}: {} added, {} updated, {} removed; {} folders listed, {} memories checked{}\n",
+            "recall index {what}: {} added, {} updated, {} removed; {} folders listed, {} memories checked{}{embedded}\n",
             report.added,
             report.updated,
             report.removed,

@@ -203,6 +203,9 @@ impl Project {
             recent_tools: Vec::new(),
             selector: SelectorChoice::Local,
             citations_budget: Some(HOOK_CITATIONS_BUDGET),
+            // Loading the embedding model costs more than the hook's
+            // budget: the prompt is ranked by its words.
+            semantic: false,
         })?;
         if !outcome.memories.is_empty() {
             injected.extend(outcome.memories.iter().map(|m| m.path.to_string()));

@@ -1,14 +1,38 @@
 //! The embedding model: where it is installed (`<base>/memdir/models/`),
-//! installing one from a path the user gives, and which one there is.
-//!
-//! Recall does not read the model yet: the evaluation measures it
-//! (`cargo xtask eval recall --model DIR`), and [`ModelStatus`] says so.
+//! installing one from a path the user gives, which one there is, and the
+//! model as recall reads it ([`Project::embedding`]): loaded once per
+//! process (125 ms for all-MiniLM-L6-v2 on a small machine), which is why
+//! `memdir recall` and the MCP server use it and the prompt hook, with a
+//! 10 ms budget, does not.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use memdir_embed::ModelInfo;
+use memdir_embed::{Embedder, ModelInfo};
 
 use crate::{OpsError, Project};
+
+/// The installed model, loaded, as recall reads it.
+#[derive(Debug, Clone)]
+pub(crate) struct LoadedModel {
+    model: Arc<Embedder>,
+    /// The SHA-256 of its weights: vectors of another model never meet.
+    id: String,
+}
+
+impl memdir_relevance::Embedding for LoadedModel {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        self.model.embed_batch(texts).map_err(|e| e.to_string())
+    }
+}
+
+/// The model loaded in this process, by its folder and weights: a server
+/// loads it once.
+static LOADED: Mutex<Option<(PathBuf, LoadedModel)>> = Mutex::new(None);
 
 /// Which model is installed, and what recall does with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,15 +70,51 @@ impl Project {
         let models_dir = self.models_dir();
         let installed = memdir_embed::installed(&models_dir)?;
         let reason = if installed.is_some() {
-            "recall ranks with BM25 alone in this version; the evaluation measures the model beside it (cargo xtask eval recall --model DIR)"
+            "`memdir recall` and the MCP server fuse BM25 with the model's cosines over the memories it has embedded (`memdir recall-index refresh` embeds the rest, as the background refresh does); the prompt hook ranks with BM25 alone, since loading the model costs more than its 10 ms budget"
         } else {
-            "recall ranks with BM25"
+            "recall ranks with BM25 alone"
         };
         Ok(ModelStatus {
             models_dir,
+            used_by_recall: installed.is_some(),
             installed,
-            used_by_recall: false,
             reason: reason.to_owned(),
         })
+    }
+
+    /// The installed model, loaded (once per process), or `None` when
+    /// none is installed. A model that fails to load is a note, not an
+    /// error: recall goes on by words.
+    pub(crate) fn embedding(&self, notes: &mut Vec<String>) -> Option<LoadedModel> {
+        let info = match memdir_embed::installed(&self.models_dir()) {
+            Ok(info) => info?,
+            Err(e) => {
+                notes.push(format!("embedding model: {e}; recalled by words alone"));
+                return None;
+            }
+        };
+        let mut loaded = LOADED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((dir, model)) = loaded.as_ref()
+            && *dir == info.dir
+            && model.id == info.weights_sha256
+        {
+            return Some(model.clone());
+        }
+        match Embedder::load(&info.dir) {
+            Ok(model) => {
+                let model = LoadedModel {
+                    model: Arc::new(model),
+                    id: info.weights_sha256,
+                };
+                *loaded = Some((info.dir, model.clone()));
+                Some(model)
+            }
+            Err(e) => {
+                notes.push(format!("embedding model: {e}; recalled by words alone"));
+                None
+            }
+        }
     }
 }

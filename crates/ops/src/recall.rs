@@ -39,6 +39,10 @@ pub struct RecallRequest {
     /// ([`memdir_citations::DEFAULT_BUDGET`]). `MEMDIR_CITATIONS_BUDGET_MS`
     /// overrides both.
     pub citations_budget: Option<std::time::Duration>,
+    /// Rank with the installed embedding model too, when one is installed
+    /// (`memdir recall`, the MCP server). Off for the prompt hook: loading
+    /// the model costs more than its budget.
+    pub semantic: bool,
 }
 
 /// A recall and what a front end should tell the user about it.
@@ -98,11 +102,19 @@ impl Project {
             SelectorChoice::Model => self.model_client(&mut notes),
         };
         let index = self.recall_index_kept().then(|| self.recall_index_path());
+        let embedding = if request.semantic && index.is_some() {
+            self.embedding(&mut notes)
+        } else {
+            None
+        };
         let options = RecallOptions {
             recent_tools: request.recent_tools.clone(),
             already_surfaced: request.surfaced.clone(),
             selector: client.as_ref().map_or(Selector::Local, Selector::Model),
             index: index.as_deref(),
+            embedding: embedding
+                .as_ref()
+                .map(|m| m as &dyn memdir_relevance::Embedding),
             ..RecallOptions::default()
         };
         let folder = self.folder(crate::Scope::Private)?;
@@ -203,6 +215,27 @@ impl Project {
             index.refresh(progress)?
         };
         Ok((report, index.notes().to_vec()))
+    }
+
+    /// Embeds, with the installed model, every indexed memory that has no
+    /// vector of it yet, sixteen at a time, each batch kept as it is done
+    /// (a kill loses at most one); `progress` hears after each batch.
+    /// Returns how many were embedded, `None` when no model is installed,
+    /// and any notes.
+    pub fn embed_recall_index(
+        &self,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(Option<usize>, Vec<String>), OpsError> {
+        let mut notes = Vec::new();
+        if !self.recall_index_path().is_file() {
+            return Ok((None, notes));
+        }
+        let Some(model) = self.embedding(&mut notes) else {
+            return Ok((None, notes));
+        };
+        let mut index = self.open_recall_index()?;
+        let embedded = index.embed_missing(&model, progress)?;
+        Ok((Some(embedded), notes))
     }
 
     /// What the recall index holds, or `None` when there is none yet.

@@ -32,8 +32,20 @@ pub(crate) fn select(
     let mut index = RecallIndex::open(db, memory_dir)?;
     let reconciled = index.reconcile(Depth::Recall, &mut |_| {})?;
     let mut memories = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut embedding = options.embedding;
     for attempt in 1..=ATTEMPTS {
-        let chosen = choose(&mut index, memory_dir, query, options)?;
+        let chosen = match embedding {
+            Some(model) => match choose_fused(&mut index, memory_dir, query, options, model)? {
+                Ok(chosen) => chosen,
+                Err(why) => {
+                    diagnostics.extend(why);
+                    embedding = None;
+                    choose(&mut index, memory_dir, query, options)?
+                }
+            },
+            None => choose(&mut index, memory_dir, query, options)?,
+        };
         let names: Vec<String> = chosen.iter().map(|(_, m)| m.filename.clone()).collect();
         let read = read_memory_files(memory_dir, &names, crate::index::now_ms());
         let mut stale = Vec::new();
@@ -61,8 +73,20 @@ pub(crate) fn select(
         // to date and rank again.
         index.update_files(&stale)?;
     }
-    let index_refresh_due = reconciled.busy || index.refresh_due(&reconciled).unwrap_or(false);
-    let mut diagnostics = index.notes().to_vec();
+    // Memories without a vector rank by their words alone until the
+    // background refresh has embedded them.
+    let unembedded = match options.embedding {
+        Some(model) => index.missing_vectors(model.model_id()).unwrap_or(0),
+        None => 0,
+    };
+    if unembedded > 0 {
+        diagnostics.push(format!(
+            "memories without a vector of the embedding model yet: {unembedded}; they are recalled by their words alone until the background refresh embeds them"
+        ));
+    }
+    let index_refresh_due =
+        reconciled.busy || unembedded > 0 || index.refresh_due(&reconciled).unwrap_or(false);
+    diagnostics.splice(0..0, index.notes().iter().cloned());
     if reconciled.deferred > 0 {
         diagnostics.push(format!(
             "the memory folder changed; above {} memories it is listed again in the background, \
@@ -114,6 +138,108 @@ fn choose(
         .into_iter()
         .filter_map(|r| by_index.remove(&r.index).map(|m| (r, m)))
         .collect())
+}
+
+/// Memories chosen, with their ranking.
+type Chosen = Vec<(Ranked, IndexedMemory)>;
+
+/// As [`choose`], with the lexical scores fused with the embedding
+/// model's cosines ([`crate::fuse`]) over every memory that has a vector,
+/// behind the abstention that reads both
+/// ([`crate::abstain::SemanticFeatures`]), keeping those within
+/// [`crate::FUSED_RELATIVE_CUT`] of the best. `Ok(Err(why))` when the
+/// model is not used for this query (it failed, or fewer than
+/// [`crate::FUSE_FROM`] memories have a vector): the caller ranks by words
+/// alone, and says why when there is something to say.
+fn choose_fused(
+    index: &mut RecallIndex,
+    memory_dir: &Path,
+    query: &str,
+    options: &RecallOptions<'_>,
+    model: &dyn crate::Embedding,
+) -> Result<Result<Chosen, Option<String>>, IndexError> {
+    let vectors = index.vectors(model.model_id())?;
+    if vectors.len() < crate::FUSE_FROM {
+        // Too few to fuse (the abstention's cosine signals were fitted on
+        // larger folders), or none embedded yet.
+        return Ok(Err(None));
+    }
+    let q = match model.embed(&[query]) {
+        Ok(mut v) if v.len() == 1 => v.remove(0),
+        Ok(_) => return Ok(Err(Some("the embedding model gave no vector".to_owned()))),
+        Err(e) => {
+            return Ok(Err(Some(format!(
+                "the embedding model failed ({e}); recalled by words alone"
+            ))));
+        }
+    };
+    let scored = index.score(query)?;
+    // Memories by position: those with a vector, then those the words
+    // found that have none yet.
+    let mut ids: Vec<u32> = vectors.iter().map(|(id, _)| *id).collect();
+    let mut cosines: Vec<f64> = vectors
+        .iter()
+        .map(|(_, v)| {
+            if v.len() == q.len() {
+                f64::from(v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>())
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut position: std::collections::HashMap<u32, usize> =
+        ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    let mut local = Vec::with_capacity(scored.ranked.len());
+    for r in &scored.ranked {
+        let id = u32::try_from(r.index).unwrap_or(u32::MAX);
+        let at = *position.entry(id).or_insert_with(|| {
+            ids.push(id);
+            cosines.push(0.0);
+            ids.len() - 1
+        });
+        local.push(Ranked { index: at, ..*r });
+    }
+    let local = Scored {
+        ranked: local,
+        known_share: scored.known_share,
+        terms: scored.terms,
+    };
+    let fused = crate::fuse(&local, &cosines);
+    let order = crate::order_by_score(&fused);
+    if options.abstain {
+        let need = crate::abstain::Features::of(query, &local)
+            .with_cosines(&cosines, order.first().copied())
+            .need();
+        if need < crate::abstain::SEMANTIC_NEED_THRESHOLD {
+            return Ok(Ok(Vec::new()));
+        }
+    }
+    let superseded = index.superseded()?;
+    let best = order.first().map_or(0.0, |&at| fused[at]);
+    let mut chosen = Vec::new();
+    for at in order {
+        if chosen.len() >= LOOKED_UP || fused[at] < best * crate::FUSED_RELATIVE_CUT {
+            break;
+        }
+        let Some(m) = index.memory(ids[at])? else {
+            continue;
+        };
+        let surfaced = options.already_surfaced.contains(Path::new(&m.filename))
+            || options
+                .already_surfaced
+                .contains(&memory_dir.join(&m.filename));
+        if surfaced || superseded.contains_key(&m.filename) {
+            continue;
+        }
+        let ranked = Ranked {
+            index: usize::try_from(ids[at]).unwrap_or(usize::MAX),
+            score: fused[at],
+            coverage: 0.0,
+            head_coverage: 0.0,
+        };
+        chosen.push((ranked, m));
+    }
+    Ok(Ok(chosen))
 }
 
 /// The best [`LOOKED_UP`] of `scored` (and any that tie with the last),

@@ -58,8 +58,8 @@ use memdir_model::ModelClient;
 use memdir_scan::{CancelToken, MemoryHeader, ScanOptions, scan_memory_dir};
 
 pub use local::{
-    FUSION_WEIGHT, LocalRanker, Ranked, Scored, Thresholds, apply_thresholds, fuse,
-    is_redundant_tool_doc, order_by_score, score_all, score_query,
+    FUSE_FROM, FUSED_RELATIVE_CUT, FUSION_WEIGHT, LocalRanker, Ranked, Scored, Thresholds,
+    apply_thresholds, fuse, is_redundant_tool_doc, order_by_score, score_all, score_query,
 };
 pub use tokenize::tokenize;
 
@@ -132,6 +132,24 @@ pub struct RecallOptions<'a> {
     /// scans the folder instead. An index that cannot be used (busy being
     /// built, its folder not writable) falls back to the scan.
     pub index: Option<&'a Path>,
+    /// An embedding model whose vectors the index holds
+    /// ([`index::RecallIndex::embed_missing`]): the local ranker then fuses
+    /// its scores with the model's cosines ([`fuse`]) and abstains by
+    /// [`abstain::SemanticFeatures::need`]. Only with an index; memories
+    /// without a vector yet rank by their words alone.
+    pub embedding: Option<&'a dyn Embedding>,
+}
+
+/// An embedding model as recall reads it ([`RecallOptions::embedding`]).
+/// The model itself is another crate's (`memdir-embed`); this crate only
+/// compares vectors.
+pub trait Embedding: std::fmt::Debug {
+    /// Names the model: vectors are compared only with vectors of the same
+    /// model.
+    fn model_id(&self) -> &str;
+
+    /// The unit vectors of `texts`, in their order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String>;
 }
 
 impl Default for RecallOptions<'_> {
@@ -142,6 +160,7 @@ impl Default for RecallOptions<'_> {
             selector: Selector::Local,
             abstain: true,
             index: None,
+            embedding: None,
         }
     }
 }

@@ -352,6 +352,19 @@ pub fn fuse(scored: &Scored, cosines: &[f64]) -> Vec<f64> {
     fused
 }
 
+/// A memory whose fused score is under this share of the best one is not
+/// recalled. Measured with all-MiniLM-L6-v2 on the coding set's
+/// answerable prompts, before abstention: 3.67 memories returned instead
+/// of 5, and a precision of 0.372 instead of 0.214, for hit@5 0.890
+/// instead of 0.910 (`LoCoMo`: 4.67, 0.172 against 0.146, 0.654 against
+/// 0.656).
+pub const FUSED_RELATIVE_CUT: f64 = 0.5;
+
+/// The fewest memories with a vector for recall to fuse: the cosine
+/// signals of the abstention (the median and fifth best cosine among
+/// them) were fitted on folders of 46 memories and more.
+pub const FUSE_FROM: usize = 30;
+
 /// The indices of `scores`, best first (ties by index).
 #[must_use]
 pub fn order_by_score(scores: &[f64]) -> Vec<usize> {

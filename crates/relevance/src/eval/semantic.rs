@@ -14,14 +14,14 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use memdir_embed::{Embedder, cosine};
-use memdir_memtypes::{parse_memory, read_regular_file};
+use memdir_memtypes::read_regular_file;
 use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 
 use super::EvalError;
 use super::report::{Evaluation, Scores, Target};
 use super::run::{Ranking, Runner};
 use crate::abstain::{Features, SEMANTIC_NEED_THRESHOLD};
-use crate::{LocalRanker, MAX_RELEVANT, fuse, order_by_score};
+use crate::{FUSED_RELATIVE_CUT, LocalRanker, MAX_RELEVANT, fuse, order_by_score};
 
 /// The largest memory read for its vector.
 const MAX_MEMORY_BYTES: u64 = 4 << 20;
@@ -74,13 +74,7 @@ impl SemanticCache {
         for m in &scan.memories {
             let bytes = read_regular_file(m.file_path.as_std_path(), MAX_MEMORY_BYTES)
                 .map_err(crate::RelevanceError::from)?;
-            let parsed = parse_memory(&bytes);
-            texts.push(format!(
-                "{}\n{}\n{}",
-                parsed.header.name.unwrap_or_default(),
-                parsed.header.description.unwrap_or_default(),
-                parsed.body
-            ));
+            texts.push(crate::index::text_of(&bytes));
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = self
@@ -160,13 +154,16 @@ impl Semantic {
             return Ok((files, true));
         }
         let scored = p.ranker.score_query(query);
-        let order = order_by_score(&fuse(&scored, &cosines));
+        let fused = fuse(&scored, &cosines);
+        let order = order_by_score(&fused);
+        let best = order.first().map_or(0.0, |&i| fused[i]);
         let needed = Features::of(query, &scored)
             .with_cosines(&cosines, order.first().copied())
             .need()
             >= SEMANTIC_NEED_THRESHOLD;
         let files = order
             .into_iter()
+            .take_while(|&i| fused[i] >= best * FUSED_RELATIVE_CUT)
             .take(MAX_RELEVANT)
             .map(|i| p.names[i].clone())
             .collect();

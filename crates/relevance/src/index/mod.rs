@@ -87,6 +87,10 @@
 
 mod listing;
 mod postings;
+mod vectors;
+
+#[cfg(feature = "semantic")]
+pub(crate) use vectors::text_of;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -135,7 +139,7 @@ pub const RANKED: usize = 256;
 const WAL_BYTES: u64 = 1 << 20;
 
 /// The version of the database layout; another version is rebuilt.
-const SCHEMA_VERSION: i32 = 3;
+const SCHEMA_VERSION: i32 = 4;
 
 /// How long a recall waits for another process's write to the index
 /// before it ranks on the index as it is.
@@ -206,6 +210,12 @@ pub enum IndexError {
     Damaged {
         /// The database file.
         path: PathBuf,
+    },
+    /// The embedding model failed on memories being embedded.
+    #[error("embedding memories: {message}")]
+    Embedding {
+        /// What the model said.
+        message: String,
     },
 }
 
@@ -386,6 +396,7 @@ CREATE TABLE IF NOT EXISTS fresh(
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS fresh_doc ON fresh(doc);
 CREATE TABLE IF NOT EXISTS links(doc INTEGER PRIMARY KEY, supersedes TEXT NOT NULL, superseded_by TEXT);
+CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash BLOB NOT NULL, v BLOB NOT NULL, PRIMARY KEY(model, hash)) WITHOUT ROWID;
 ";
 
 /// The totals of the indexed memories, kept in `meta`.

@@ -1,0 +1,167 @@
+//! Each memory's vector from an embedding model, kept in the index beside
+//! its terms: keyed by the model and by the hash of what was indexed, so
+//! that a changed memory, or another model, is embedded anew and an
+//! unchanged one never is. Embedding is slow (tens of milliseconds a
+//! memory on a small machine), so it is done apart from recall, in
+//! batches that each commit: a kill loses at most one batch, and the next
+//! run goes on from there.
+
+use memdir_memtypes::{parse_memory, read_regular_file};
+use rusqlite::{TransactionBehavior, params};
+
+use super::{IndexError, Progress, RecallIndex};
+use crate::Embedding;
+use crate::corpus::DocId;
+
+/// Memories embedded and stored at a time.
+const BATCH: usize = 16;
+
+/// The largest memory read for its vector; the model reads only the
+/// start of a text anyway.
+const MAX_MEMORY_BYTES: u64 = 4 << 20;
+
+impl RecallIndex {
+    /// How many indexed memories have no vector of `model` yet.
+    pub fn missing_vectors(&self, model: &str) -> Result<usize, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM docs d WHERE NOT EXISTS \
+                 (SELECT 1 FROM vectors v WHERE v.model = ?1 AND v.hash = d.hash)",
+                [model],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| usize::try_from(n).unwrap_or(0))
+            .map_err(self.fail())
+    }
+
+    /// The vector of `model` of every indexed memory that has one.
+    pub fn vectors(&self, model: &str) -> Result<Vec<(DocId, Vec<f32>)>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT d.id, v.v FROM docs d JOIN vectors v ON v.model = ?1 AND v.hash = d.hash",
+            )
+            .map_err(self.fail())?;
+        let rows = stmt
+            .query_map([model], |r| {
+                Ok((r.get::<_, DocId>(0)?, decode(&r.get::<_, Vec<u8>>(1)?)))
+            })
+            .map_err(self.fail())?;
+        rows.collect::<Result<_, _>>().map_err(self.fail())
+    }
+
+    /// Embeds every indexed memory that has no vector of `embedding`'s
+    /// model, [`BATCH`] at a time, each batch committed on its own;
+    /// `progress` hears after each. When none is left, the vectors of
+    /// other models and of memories no longer indexed are dropped.
+    /// Returns how many memories were embedded. A memory that cannot be
+    /// read now is left for the next run (the index will see its change).
+    /// One run at a time: while another process embeds, this one returns 0
+    /// at once rather than embed the same memories twice.
+    pub fn embed_missing(
+        &mut self,
+        embedding: &dyn Embedding,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<usize, IndexError> {
+        let lock_path = self.db.with_extension("embedding.lock");
+        let Ok(lock) = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+        else {
+            return Ok(0);
+        };
+        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
+            return Ok(0);
+        }
+        let model = embedding.model_id().to_owned();
+        let todo: Vec<(String, Vec<u8>)> = {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT d.filename, d.hash FROM docs d WHERE NOT EXISTS \
+                     (SELECT 1 FROM vectors v WHERE v.model = ?1 AND v.hash = d.hash) \
+                     ORDER BY d.filename",
+                )
+                .map_err(self.fail())?;
+            let rows = stmt
+                .query_map([&model], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(self.fail())?;
+            rows.collect::<Result<_, _>>().map_err(self.fail())?
+        };
+        let total = todo.len();
+        let mut done = 0;
+        progress(Progress { done, total });
+        for batch in todo.chunks(BATCH) {
+            let mut texts = Vec::with_capacity(batch.len());
+            let mut keys = Vec::with_capacity(batch.len());
+            for (filename, hash) in batch {
+                let Ok(bytes) = read_regular_file(&self.folder.join(filename), MAX_MEMORY_BYTES)
+                else {
+                    continue;
+                };
+                texts.push(text_of(&bytes));
+                keys.push(hash);
+            }
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = embedding
+                .embed(&refs)
+                .map_err(|message| IndexError::Embedding { message })?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(|source| IndexError::Database {
+                    path: self.db.clone(),
+                    source,
+                })?;
+            for (hash, v) in keys.iter().zip(&vectors) {
+                tx.execute(
+                    "INSERT OR REPLACE INTO vectors(model, hash, v) VALUES (?1, ?2, ?3)",
+                    params![model, hash, encode(v)],
+                )
+                .map_err(|source| IndexError::Database {
+                    path: self.db.clone(),
+                    source,
+                })?;
+            }
+            tx.commit().map_err(|source| IndexError::Database {
+                path: self.db.clone(),
+                source,
+            })?;
+            done += batch.len();
+            progress(Progress { done, total });
+        }
+        self.conn
+            .execute(
+                "DELETE FROM vectors WHERE model != ?1 \
+                 OR hash NOT IN (SELECT hash FROM docs)",
+                [&model],
+            )
+            .map_err(self.fail())?;
+        self.fold_log(false);
+        Ok(total)
+    }
+}
+
+/// What a memory's vector is of: its name, description and body.
+pub(crate) fn text_of(bytes: &[u8]) -> String {
+    let parsed = parse_memory(bytes);
+    format!(
+        "{}\n{}\n{}",
+        parsed.header.name.unwrap_or_default(),
+        parsed.header.description.unwrap_or_default(),
+        parsed.body
+    )
+}
+
+fn encode(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn decode(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
