@@ -110,6 +110,12 @@ fn stage(source: &Path, staging: &Path) -> Result<ModelInfo, EmbedError> {
     let meta = std::fs::metadata(source).map_err(|e| EmbedError::io(source, e))?;
     if meta.is_dir() {
         copy_folder(source, staging)?;
+    } else if !meta.is_file() {
+        // A FIFO or a device would block the read, or never end.
+        return Err(EmbedError::not_a_model(
+            source,
+            "not a regular file or a folder",
+        ));
     } else {
         let file = File::open(source).map_err(|e| EmbedError::io(source, e))?;
         extract(source, file, staging, true)?;

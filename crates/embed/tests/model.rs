@@ -152,6 +152,15 @@ fn an_archive_without_a_model_and_a_file_that_is_no_archive_are_refused() {
     std::fs::write(&text, "hello").unwrap();
     let err = install(&text, &models).unwrap_err().to_string();
     assert!(err.contains("not a model folder or a zip"), "{err}");
+    // A FIFO is refused, not read (which would wait for a writer).
+    let fifo = dir.path().join("model.whl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let err = install(&fifo, &models).unwrap_err().to_string();
+    assert!(err.contains("not a regular file or a folder"), "{err}");
     let err = install(&dir.path().join("absent"), &models).unwrap_err();
     assert!(matches!(err, EmbedError::Io { .. }), "{err}");
     assert_eq!(leftovers(&models), Vec::<String>::new());

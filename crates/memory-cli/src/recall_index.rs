@@ -87,16 +87,7 @@ fn status(project: &Project, global: &GlobalArgs) -> anyhow::Result<Outcome> {
 }
 
 fn refresh(project: &Project, global: &GlobalArgs, rebuild: bool) -> anyhow::Result<Outcome> {
-    let show = std::io::stderr().is_terminal();
-    let mut progress = |p: RecallIndexProgress| {
-        if show && p.total > 0 {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\rindexing memories: {}/{}", p.done, p.total);
-            if p.done == p.total {
-                let _ = writeln!(err);
-            }
-        }
-    };
+    let mut progress = progress_line("indexing memories");
     let (report, notes) = project
         .refresh_recall_index(rebuild, &mut progress)
         .map_err(ops_error)?;
@@ -105,15 +96,7 @@ fn refresh(project: &Project, global: &GlobalArgs, rebuild: bool) -> anyhow::Res
     }
     // With an embedding model installed, the memories it has not embedded
     // yet: slow work (tens of milliseconds each), so it shows progress.
-    let mut embedding_progress = |p: RecallIndexProgress| {
-        if show && p.total > 0 {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\rembedding memories: {}/{}", p.done, p.total);
-            if p.done == p.total {
-                let _ = writeln!(err);
-            }
-        }
-    };
+    let mut embedding_progress = progress_line("embedding memories");
     let (embedded, notes) = project
         .embed_recall_index(&mut embedding_progress)
         .map_err(ops_error)?;
@@ -143,6 +126,21 @@ fn refresh(project: &Project, global: &GlobalArgs, rebuild: bool) -> anyhow::Res
         ))?;
     }
     Ok(Outcome::Success)
+}
+
+/// A progress line on a terminal's stderr, `WHAT: done/total`, ended once
+/// all are done; nothing when stderr is not a terminal.
+fn progress_line(what: &'static str) -> impl FnMut(RecallIndexProgress) {
+    let show = std::io::stderr().is_terminal();
+    move |p: RecallIndexProgress| {
+        if show && p.total > 0 {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r{what}: {}/{}", p.done, p.total);
+            if p.done == p.total {
+                let _ = writeln!(err);
+            }
+        }
+    }
 }
 
 fn json(r: &RecallIndexReport) -> serde_json::Value {

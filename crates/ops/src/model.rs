@@ -1,7 +1,7 @@
 //! The embedding model: where it is installed (`<base>/memdir/models/`),
 //! installing one from a path the user gives, which one there is, and the
-//! model as recall reads it ([`Project::embedding`]): loaded once per
-//! process (125 ms for all-MiniLM-L6-v2 on a small machine), which is why
+//! model as recall reads it ([`Project::embedding`]): loaded when first
+//! used, once per process (125 ms for all-MiniLM-L6-v2 on a small machine), which is why
 //! `memdir recall` and the MCP server use it and the prompt hook, with a
 //! 10 ms budget, does not.
 
@@ -12,10 +12,12 @@ use memdir_embed::{Embedder, ModelInfo};
 
 use crate::{OpsError, Project};
 
-/// The installed model, loaded, as recall reads it.
-#[derive(Debug, Clone)]
+/// The installed model as recall reads it: named by its weights, and
+/// loaded only when recall first embeds with it (a folder too small to
+/// fuse never pays the load), then kept for the process.
+#[derive(Debug)]
 pub(crate) struct LoadedModel {
-    model: Arc<Embedder>,
+    dir: PathBuf,
     /// The SHA-256 of its weights: vectors of another model never meet.
     id: String,
 }
@@ -26,13 +28,31 @@ impl memdir_relevance::Embedding for LoadedModel {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
-        self.model.embed_batch(texts).map_err(|e| e.to_string())
+        self.load()?.embed_batch(texts).map_err(|e| e.to_string())
+    }
+}
+
+impl LoadedModel {
+    /// The model, from this process's cache or loaded now.
+    fn load(&self) -> Result<Arc<Embedder>, String> {
+        let mut loaded = LOADED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((dir, id, model)) = loaded.as_ref()
+            && *dir == self.dir
+            && *id == self.id
+        {
+            return Ok(Arc::clone(model));
+        }
+        let model = Arc::new(Embedder::load(&self.dir).map_err(|e| e.to_string())?);
+        *loaded = Some((self.dir.clone(), self.id.clone(), Arc::clone(&model)));
+        Ok(model)
     }
 }
 
 /// The model loaded in this process, by its folder and weights: a server
 /// loads it once.
-static LOADED: Mutex<Option<(PathBuf, LoadedModel)>> = Mutex::new(None);
+static LOADED: Mutex<Option<(PathBuf, String, Arc<Embedder>)>> = Mutex::new(None);
 
 /// Which model is installed, and what recall does with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,7 +61,7 @@ pub struct ModelStatus {
     pub models_dir: PathBuf,
     /// The installed model, if any.
     pub installed: Option<ModelInfo>,
-    /// Whether recall ranks with it (not yet: always false).
+    /// Whether `memdir recall` and the MCP server rank with it.
     pub used_by_recall: bool,
     /// Why recall uses it or not, one sentence.
     pub reason: String,
@@ -82,35 +102,15 @@ impl Project {
         })
     }
 
-    /// The installed model, loaded (once per process), or `None` when
-    /// none is installed. A model that fails to load is a note, not an
-    /// error: recall goes on by words.
+    /// The installed model, or `None` when none is installed; it loads
+    /// when first used. A damaged record is a note, not an error: recall
+    /// goes on by words.
     pub(crate) fn embedding(&self, notes: &mut Vec<String>) -> Option<LoadedModel> {
-        let info = match memdir_embed::installed(&self.models_dir()) {
-            Ok(info) => info?,
-            Err(e) => {
-                notes.push(format!("embedding model: {e}; recalled by words alone"));
-                return None;
-            }
-        };
-        let mut loaded = LOADED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((dir, model)) = loaded.as_ref()
-            && *dir == info.dir
-            && model.id == info.weights_sha256
-        {
-            return Some(model.clone());
-        }
-        match Embedder::load(&info.dir) {
-            Ok(model) => {
-                let model = LoadedModel {
-                    model: Arc::new(model),
-                    id: info.weights_sha256,
-                };
-                *loaded = Some((info.dir, model.clone()));
-                Some(model)
-            }
+        match memdir_embed::installed(&self.models_dir()) {
+            Ok(info) => info.map(|info| LoadedModel {
+                dir: info.dir,
+                id: info.weights_sha256,
+            }),
             Err(e) => {
                 notes.push(format!("embedding model: {e}; recalled by words alone"));
                 None

@@ -224,11 +224,7 @@ fn choose_fused(
         let Some(m) = index.memory(ids[at])? else {
             continue;
         };
-        let surfaced = options.already_surfaced.contains(Path::new(&m.filename))
-            || options
-                .already_surfaced
-                .contains(&memory_dir.join(&m.filename));
-        if surfaced || superseded.contains_key(&m.filename) {
+        if passed_over(&m, memory_dir, options, &superseded) {
             continue;
         }
         let ranked = Ranked {
@@ -240,6 +236,21 @@ fn choose_fused(
         chosen.push((ranked, m));
     }
     Ok(Ok(chosen))
+}
+
+/// Whether `m` is not to be recalled: already shown in this
+/// conversation, or superseded.
+fn passed_over(
+    m: &IndexedMemory,
+    memory_dir: &Path,
+    options: &RecallOptions<'_>,
+    superseded: &std::collections::BTreeMap<String, String>,
+) -> bool {
+    options.already_surfaced.contains(Path::new(&m.filename))
+        || options
+            .already_surfaced
+            .contains(&memory_dir.join(&m.filename))
+        || superseded.contains_key(&m.filename)
 }
 
 /// The best [`LOOKED_UP`] of `scored` (and any that tie with the last),
@@ -259,11 +270,7 @@ fn looked_up(
         let Some(m) = index.memory(u32::try_from(r.index).unwrap_or(u32::MAX))? else {
             continue;
         };
-        let surfaced = options.already_surfaced.contains(Path::new(&m.filename))
-            || options
-                .already_surfaced
-                .contains(&memory_dir.join(&m.filename));
-        if surfaced || superseded.contains_key(&m.filename) {
+        if passed_over(&m, memory_dir, options, &superseded) {
             continue;
         }
         kept.push((*r, m));

