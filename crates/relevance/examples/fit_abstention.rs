@@ -351,13 +351,15 @@ fn semantic_signals(
         return Ok(None);
     };
     let by_name = model.cosines(dir, query).map_err(|e| e.to_string())?;
+    let q = model.embed(query).map_err(|e| e.to_string())?;
+    let no_need = model.no_need(&q).map_err(|e| e.to_string())?;
     let cosines: Vec<f64> = memories
         .iter()
         .map(|m| by_name.get(&m.filename).copied().unwrap_or(0.0))
         .collect();
     let order = memdir_relevance::order_by_score(&memdir_relevance::fuse(scored, &cosines));
     let x = Features::of(query, scored)
-        .with_cosines(&cosines, order.first().copied())
+        .with_cosines(&cosines, order.first().copied(), no_need)
         .0
         .to_vec();
     let hit = relevant.is_some_and(|files| {

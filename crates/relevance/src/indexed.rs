@@ -173,6 +173,14 @@ fn choose_fused(
             ))));
         }
     };
+    let no_need = match model.no_need_vectors() {
+        Ok(bank) => crate::abstain::nearest(&q, &bank),
+        Err(e) => {
+            return Ok(Err(Some(format!(
+                "the embedding model failed ({e}); recalled by words alone"
+            ))));
+        }
+    };
     let scored = index.score(query)?;
     // Memories by position: those with a vector, then those the words
     // found that have none yet.
@@ -208,7 +216,7 @@ fn choose_fused(
     let order = crate::order_by_score(&fused);
     if options.abstain {
         let need = crate::abstain::Features::of(query, &local)
-            .with_cosines(&cosines, order.first().copied())
+            .with_cosines(&cosines, order.first().copied(), no_need)
             .need();
         if need < crate::abstain::SEMANTIC_NEED_THRESHOLD {
             return Ok(Ok(Vec::new()));

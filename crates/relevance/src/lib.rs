@@ -140,6 +140,9 @@ pub struct RecallOptions<'a> {
     pub embedding: Option<&'a dyn Embedding>,
 }
 
+/// Unit vectors of one model, shared.
+pub type Vectors = std::sync::Arc<Vec<Vec<f32>>>;
+
 /// An embedding model as recall reads it ([`RecallOptions::embedding`]).
 /// The model itself is another crate's (`memdir-embed`); this crate only
 /// compares vectors.
@@ -150,6 +153,15 @@ pub trait Embedding: std::fmt::Debug {
 
     /// The unit vectors of `texts`, in their order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String>;
+
+    /// The vectors of [`abstain::no_need_prompts`], in their order, which
+    /// the abstention compares every query with. Embedded on each call
+    /// unless the implementation keeps them (a model's are the same for
+    /// the life of the model).
+    fn no_need_vectors(&self) -> Result<Vectors, String> {
+        self.embed(abstain::no_need_prompts())
+            .map(std::sync::Arc::new)
+    }
 }
 
 impl Default for RecallOptions<'_> {

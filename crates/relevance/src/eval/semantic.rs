@@ -20,8 +20,8 @@ use memdir_scan::{CancelToken, ScanOptions, scan_memory_dir};
 use super::EvalError;
 use super::report::{Evaluation, Scores, Target};
 use super::run::{Ranking, Runner};
-use crate::abstain::{Features, SEMANTIC_NEED_THRESHOLD};
-use crate::{FUSED_RELATIVE_CUT, LocalRanker, MAX_RELEVANT, fuse, order_by_score};
+use crate::abstain::{Features, SEMANTIC_NEED_THRESHOLD, nearest, no_need_prompts};
+use crate::{FUSED_RELATIVE_CUT, LocalRanker, MAX_RELEVANT, Vectors, fuse, order_by_score};
 
 /// The largest memory read for its vector.
 const MAX_MEMORY_BYTES: u64 = 4 << 20;
@@ -39,6 +39,8 @@ struct Prepared {
 pub struct SemanticCache {
     model: Rc<Embedder>,
     folders: Rc<RefCell<HashMap<PathBuf, Rc<Prepared>>>>,
+    /// The vectors of [`no_need_prompts`], once embedded.
+    no_need: Rc<RefCell<Option<Vectors>>>,
 }
 
 impl std::fmt::Debug for SemanticCache {
@@ -56,6 +58,7 @@ impl SemanticCache {
         SemanticCache {
             model: Rc::new(model),
             folders: Rc::default(),
+            no_need: Rc::default(),
         }
     }
 
@@ -90,6 +93,28 @@ impl SemanticCache {
             .borrow_mut()
             .insert(folder.to_owned(), Rc::clone(&prepared));
         Ok(prepared)
+    }
+
+    /// The cosine of the query vector `q` with the nearest of
+    /// [`no_need_prompts`].
+    pub fn no_need(&self, q: &[f32]) -> Result<f64, EvalError> {
+        let bank = match self.no_need.borrow().as_ref() {
+            Some(bank) => Vectors::clone(bank),
+            None => Vectors::new(
+                self.model
+                    .embed_batch(no_need_prompts())
+                    .map_err(|e| EvalError::Model(e.to_string()))?,
+            ),
+        };
+        *self.no_need.borrow_mut() = Some(Vectors::clone(&bank));
+        Ok(nearest(q, &bank))
+    }
+
+    /// The model's vector of `text`.
+    pub fn embed(&self, text: &str) -> Result<Vec<f32>, EvalError> {
+        self.model
+            .embed(text)
+            .map_err(|e| EvalError::Model(e.to_string()))
     }
 
     /// The cosine of `query` with each memory of `folder`, by file name.
@@ -157,8 +182,9 @@ impl Semantic {
         let fused = fuse(&scored, &cosines);
         let order = order_by_score(&fused);
         let best = order.first().map_or(0.0, |&i| fused[i]);
+        let no_need = self.cache.no_need(&q)?;
         let needed = Features::of(query, &scored)
-            .with_cosines(&cosines, order.first().copied())
+            .with_cosines(&cosines, order.first().copied(), no_need)
             .need()
             >= SEMANTIC_NEED_THRESHOLD;
         let files = order
