@@ -58,13 +58,20 @@ pub struct ModelInfo {
 /// only a model that gives a finite vector of its configured length
 /// replaces the one installed. A failure leaves the installed model as it
 /// was.
+///
+/// One install at a time: a second waits for the first (its lock is
+/// [`LOCK_NAME`]). Each first repairs what a killed one left: a model
+/// moved aside but not yet replaced goes back in place, and half-staged
+/// folders are removed.
 pub fn install(source: &Path, models_dir: &Path) -> Result<ModelInfo, EmbedError> {
     std::fs::create_dir_all(models_dir).map_err(|e| EmbedError::io(models_dir, e))?;
-    let staging = unique(models_dir, ".install");
+    let _lock = lock(models_dir, true)?;
+    repair(models_dir);
+    let staging = unique(models_dir, STAGING);
     std::fs::create_dir(&staging).map_err(|e| EmbedError::io(&staging, e))?;
     let result = stage(source, &staging).and_then(|info| {
         let target = models_dir.join(INSTALLED_NAME);
-        let old = unique(models_dir, ".replaced");
+        let old = unique(models_dir, REPLACED);
         let had = match std::fs::rename(&target, &old) {
             Ok(()) => true,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
@@ -87,22 +94,119 @@ pub fn install(source: &Path, models_dir: &Path) -> Result<ModelInfo, EmbedError
     result
 }
 
-/// The model installed in `models_dir`, if any.
+/// The model installed in `models_dir`, if any. When an install was
+/// killed between moving the old model aside and putting the new one in
+/// place, the old one is put back (unless an install is running now).
 pub fn installed(models_dir: &Path) -> Result<Option<ModelInfo>, EmbedError> {
     let dir = models_dir.join(INSTALLED_NAME);
     let path = dir.join(MANIFEST);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if !dir.exists()
+                && std::fs::read_dir(models_dir).is_ok_and(|mut entries| {
+                    entries.any(|e| e.is_ok_and(|e| is_named(&e.file_name(), REPLACED)))
+                })
+                && let Ok(_lock) = lock(models_dir, false)
+            {
+                repair(models_dir);
+                if let Ok(bytes) = std::fs::read(&path) {
+                    return parse_record(&path, dir, &bytes).map(Some);
+                }
+            }
+            return Ok(None);
+        }
         Err(e) => return Err(EmbedError::io(&path, e)),
     };
-    let info: ModelInfo = serde_json::from_slice(&bytes).map_err(|e| {
+    parse_record(&path, dir, &bytes).map(Some)
+}
+
+/// The record at `path` of the model in `dir`.
+fn parse_record(path: &Path, dir: PathBuf, bytes: &[u8]) -> Result<ModelInfo, EmbedError> {
+    let info: ModelInfo = serde_json::from_slice(bytes).map_err(|e| {
         EmbedError::not_a_model(
-            &path,
+            path,
             format!("damaged record ({e}); install the model again"),
         )
     })?;
-    Ok(Some(ModelInfo { dir, ..info }))
+    Ok(ModelInfo { dir, ..info })
+}
+
+/// The lock file in a models folder that serialises installs.
+pub const LOCK_NAME: &str = ".install.lock";
+/// How staging folders' names start.
+const STAGING: &str = ".install";
+/// How the names of models moved aside start.
+const REPLACED: &str = ".replaced";
+
+/// Whether `name` is one `unique` made with `stem`.
+fn is_named(name: &std::ffi::OsStr, stem: &str) -> bool {
+    name.to_str()
+        .and_then(|n| n.strip_prefix(stem))
+        .is_some_and(|rest| rest.starts_with('-'))
+}
+
+/// The install lock of `models_dir`, waited for when `wait`, else taken
+/// only if free. A link or a FIFO in its place is refused.
+fn lock(models_dir: &Path, wait: bool) -> Result<std::fs::File, EmbedError> {
+    use rustix::fs::{FlockOperation, Mode, OFlags};
+    let path = models_dir.join(LOCK_NAME);
+    let fd = rustix::fs::open(
+        &path,
+        OFlags::CREATE | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(|e| EmbedError::io(&path, e.into()))?;
+    let file = std::fs::File::from(fd);
+    let is_file = file.metadata().is_ok_and(|m| m.is_file());
+    if !is_file {
+        return Err(EmbedError::io(
+            &path,
+            std::io::Error::other("not a regular file"),
+        ));
+    }
+    let op = if wait {
+        FlockOperation::LockExclusive
+    } else {
+        FlockOperation::NonBlockingLockExclusive
+    };
+    rustix::fs::flock(&file, op).map_err(|e| EmbedError::io(&path, e.into()))?;
+    Ok(file)
+}
+
+/// Under the install lock: puts back the newest model moved aside when
+/// none is in place (an install killed between its two renames), and
+/// removes what killed installs left. Best effort: what cannot be done
+/// now is left for the next install.
+fn repair(models_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(models_dir) else {
+        return;
+    };
+    let mut replaced = Vec::new();
+    let mut staged = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if is_named(&name, REPLACED) {
+            let modified = entry.metadata().and_then(|m| m.modified()).ok();
+            replaced.push((modified, entry.path()));
+        } else if is_named(&name, STAGING) {
+            staged.push(entry.path());
+        }
+    }
+    let target = models_dir.join(INSTALLED_NAME);
+    replaced.sort();
+    if !target.exists()
+        && let Some((_, newest)) = replaced.pop()
+        && std::fs::rename(&newest, &target).is_ok()
+    {
+        sync_dir(models_dir);
+    }
+    for (_, path) in replaced {
+        let _ = std::fs::remove_dir_all(path);
+    }
+    for path in staged {
+        let _ = std::fs::remove_dir_all(path);
+    }
 }
 
 /// Copies the model into `staging`, checks it, and writes its record.

@@ -32,7 +32,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::Tokenizer;
 
-pub use install::{INSTALLED_NAME, ModelInfo, install, installed};
+pub use install::{INSTALLED_NAME, LOCK_NAME, ModelInfo, install, installed};
 
 /// What can go wrong reading, installing or running a model.
 #[derive(Debug, thiserror::Error)]

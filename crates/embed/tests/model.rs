@@ -166,13 +166,61 @@ fn an_archive_without_a_model_and_a_file_that_is_no_archive_are_refused() {
     assert_eq!(leftovers(&models), Vec::<String>::new());
 }
 
+#[test]
+fn a_model_moved_aside_by_a_killed_install_is_put_back_and_its_leftovers_swept() {
+    // What an install killed between its two renames leaves: the old
+    // model moved aside, no `default`, and a half-staged folder.
+    let models = tempfile::tempdir().unwrap();
+    let aside = models.path().join(".replaced-4242-17");
+    std::fs::create_dir(&aside).unwrap();
+    let record =
+        r#"{"source":"/tmp/m.whl","dim":384,"max_tokens":256,"bytes":1,"weights_sha256":"ab"}"#;
+    std::fs::write(aside.join("memdir-model.json"), record).unwrap();
+    let staged = models.path().join(".install-4242-18");
+    std::fs::create_dir(&staged).unwrap();
+    std::fs::write(staged.join("model.safetensors"), b"half").unwrap();
+    let info = installed(models.path())
+        .unwrap()
+        .expect("the old model is back");
+    assert_eq!((info.dim, info.weights_sha256.as_str()), (384, "ab"));
+    assert_eq!(info.dir, models.path().join(memdir_embed::INSTALLED_NAME));
+    assert_eq!(leftovers(models.path()), Vec::<String>::new());
+    // A folder of other names is left alone, and no model is no model.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::create_dir(empty.path().join("notes")).unwrap();
+    assert_eq!(installed(empty.path()).unwrap(), None);
+    assert!(empty.path().join("notes").is_dir());
+}
+
+#[test]
+fn two_installs_at_once_both_finish_and_leave_one_model() {
+    let Some((_, info, _)) = model() else {
+        return;
+    };
+    let models = tempfile::tempdir().unwrap();
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| s.spawn(|| install(&info.dir, models.path())))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in results {
+        assert_eq!(r.unwrap().weights_sha256, info.weights_sha256);
+    }
+    assert_eq!(
+        installed(models.path()).unwrap().map(|i| i.weights_sha256),
+        Some(info.weights_sha256.clone())
+    );
+    assert_eq!(leftovers(models.path()), Vec::<String>::new());
+}
+
 /// What an install left in the models folder besides the model.
 fn leftovers(models: &Path) -> Vec<String> {
     std::fs::read_dir(models)
         .map(|entries| {
             entries
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|n| n != memdir_embed::INSTALLED_NAME)
+                .filter(|n| n != memdir_embed::INSTALLED_NAME && n != memdir_embed::LOCK_NAME)
                 .collect()
         })
         .unwrap_or_default()
