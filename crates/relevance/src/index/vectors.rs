@@ -21,33 +21,80 @@ const BATCH: usize = 16;
 const MAX_MEMORY_BYTES: u64 = 4 << 20;
 
 impl RecallIndex {
-    /// How many indexed memories have no vector of `model` yet.
+    /// How many indexed memories have no vector of `model` yet. Both
+    /// tables are read in one pass each and compared here, as in
+    /// [`RecallIndex::vectors`]: with a probe per memory, `memdir recall`
+    /// with the model took 277 ms at 10,000 memories, this way 196 ms.
     pub fn missing_vectors(&self, model: &str) -> Result<usize, IndexError> {
-        self.conn
-            .query_row(
-                "SELECT count(*) FROM docs d WHERE NOT EXISTS \
-                 (SELECT 1 FROM vectors v WHERE v.model = ?1 AND v.hash = d.hash)",
-                [model],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| usize::try_from(n).unwrap_or(0))
-            .map_err(self.fail())
-    }
-
-    /// The vector of `model` of every indexed memory that has one.
-    pub fn vectors(&self, model: &str) -> Result<Vec<(DocId, Vec<f32>)>, IndexError> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT d.id, v.v FROM docs d JOIN vectors v ON v.model = ?1 AND v.hash = d.hash",
-            )
+            .prepare_cached("SELECT hash FROM vectors WHERE model = ?1")
+            .map_err(self.fail())?;
+        let embedded: std::collections::HashSet<Vec<u8>> = stmt
+            .query_map([model], |r| r.get::<_, Vec<u8>>(0))
+            .map_err(self.fail())?
+            .collect::<Result<_, _>>()
+            .map_err(self.fail())?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT hash FROM docs")
+            .map_err(self.fail())?;
+        let mut missing = 0;
+        let mut rows = stmt.query([]).map_err(self.fail())?;
+        while let Some(row) = rows.next().map_err(self.fail())? {
+            let hash = row.get_ref(0).map_err(self.fail())?;
+            if !hash.as_blob().is_ok_and(|h| embedded.contains(h)) {
+                missing += 1;
+            }
+        }
+        Ok(missing)
+    }
+
+    /// The vector of `model` of every indexed memory that has one, by
+    /// memory number. The vectors are read in one pass in their table's
+    /// order and matched to the memories here: probing the vectors table
+    /// once per memory (each vector lies on its own overflow page) made
+    /// `memdir recall` with the model take 344 ms at 10,000 memories, this
+    /// way 277 ms.
+    pub fn vectors(&self, model: &str) -> Result<Vec<(DocId, Vec<f32>)>, IndexError> {
+        let mut docs: std::collections::HashMap<Vec<u8>, Vec<DocId>> =
+            std::collections::HashMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT id, hash FROM docs")
+                .map_err(self.fail())?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, DocId>(0)?, r.get::<_, Vec<u8>>(1)?)))
+                .map_err(self.fail())?;
+            for row in rows {
+                let (id, hash) = row.map_err(self.fail())?;
+                docs.entry(hash).or_default().push(id);
+            }
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT hash, v FROM vectors WHERE model = ?1")
             .map_err(self.fail())?;
         let rows = stmt
             .query_map([model], |r| {
-                Ok((r.get::<_, DocId>(0)?, decode(&r.get::<_, Vec<u8>>(1)?)))
+                Ok((
+                    r.get::<_, Vec<u8>>(0)?,
+                    r.get_ref(1)?.as_blob().map(decode)?,
+                ))
             })
             .map_err(self.fail())?;
-        rows.collect::<Result<_, _>>().map_err(self.fail())
+        let mut out = Vec::with_capacity(docs.len());
+        for row in rows {
+            let (hash, v) = row.map_err(self.fail())?;
+            if let Some(ids) = docs.get(&hash) {
+                for id in ids {
+                    out.push((*id, v.clone()));
+                }
+            }
+        }
+        out.sort_unstable_by_key(|(id, _)| *id);
+        Ok(out)
     }
 
     /// Embeds every indexed memory that has no vector of `embedding`'s
