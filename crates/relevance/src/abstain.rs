@@ -36,7 +36,7 @@
 //! the nearest of a bank of prompts that need no memory in any project
 //! ([`no_need_prompts`]). It judges the fused ranking
 //! ([`fuse`](crate::fuse)). Fitted the same way with all-MiniLM-L6-v2,
-//! under cross-validation it keeps coding hit@5 at 0.793 with 13.5% false
+//! under cross-validation it keeps coding hit@5 at 0.800 with 14.9% false
 //! injection (without the bank's signal: 0.752 at 14.2%; the lexical
 //! model: 0.672 at 14.9%) and returns nothing for 1.0% of `LoCoMo`'s
 //! answerable questions (lexical: 8.5%).
@@ -178,7 +178,8 @@ impl Features {
 /// them needs a memory only if it also comes much closer to one. Under
 /// cross-validation this signal raises coding hit@5 at the same false
 /// injection; any half of the prompts, drawn at random, gives most of the
-/// gain, so it is not a few of them matching a few test prompts.
+/// gain, so it is not a few of them matching a few test prompts (and none
+/// is one of the evaluation sets' prompts or a close variant of one).
 #[must_use]
 pub fn no_need_prompts() -> &'static [&'static str] {
     static PROMPTS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
@@ -289,24 +290,24 @@ pub const NEED_THRESHOLD: f64 = 0.86;
 pub const SEMANTIC_MODEL: Model<SEMANTIC_FEATURES> = Model {
     mean: [
         2.1904, 0.4881, 1.8717, 1.4651, 0.0287, 0.0333, 0.0854, 0.0317, 0.6895, 0.4534, 0.5589,
-        0.3356, 0.5237, 0.1271, 0.2776,
+        0.3356, 0.5237, 0.1271, 0.2739,
     ],
     scale: [
         0.6606, 0.3034, 0.5579, 0.8872, 0.167, 0.1793, 0.2795, 0.1753, 0.3026, 0.3154, 0.1607,
-        0.1123, 0.1882, 0.1002, 0.1691,
+        0.1123, 0.1882, 0.1002, 0.1673,
     ],
     weights: [
-        0.265, 2.148, 0.9048, 0.0512, -0.8071, 0.0471, 0.1635, -0.2337, -0.3447, 1.0378, 1.5875,
-        0.315, 0.017, -0.9763, -1.1211,
+        0.2637, 2.1469, 0.9202, 0.0542, -0.8091, 0.0473, 0.1662, -0.2353, -0.3381, 1.048, 1.5873,
+        0.3283, 0.0236, -0.98, -1.1101,
     ],
-    bias: 5.3125,
+    bias: 5.3454,
 };
 
 /// The lowest [`SemanticFeatures::need`] at which memories are recalled,
 /// chosen as [`NEED_THRESHOLD`] is: under cross-validation, at most 15% of
-/// the coding set's no-memory prompts got a memory (13.5%), with coding
-/// hit@5 0.793 and `LoCoMo` hit@5 0.660 (all-MiniLM-L6-v2).
-pub const SEMANTIC_NEED_THRESHOLD: f64 = 0.80;
+/// the coding set's no-memory prompts got a memory (14.9%), with coding
+/// hit@5 0.800 and `LoCoMo` hit@5 0.660 (all-MiniLM-L6-v2).
+pub const SEMANTIC_NEED_THRESHOLD: f64 = 0.79;
 
 #[cfg(test)]
 #[allow(clippy::float_cmp, reason = "the markers are exactly 0.0 or 1.0")]
