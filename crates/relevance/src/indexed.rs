@@ -75,17 +75,26 @@ pub(crate) fn select(
     }
     // Memories without a vector rank by their words alone until the
     // background refresh has embedded them.
-    let unembedded = match options.embedding {
-        Some(model) => index.missing_vectors(model.model_id()).unwrap_or(0),
-        None => 0,
+    let (unembedded, failed) = match options.embedding {
+        Some(model) => (
+            index.missing_vectors(model.model_id()).unwrap_or(0),
+            index.embedding_failure(model.model_id()),
+        ),
+        None => (0, None),
     };
     if unembedded > 0 {
-        diagnostics.push(format!(
-            "memories without a vector of the embedding model yet: {unembedded}; they are recalled by their words alone until the background refresh embeds them"
-        ));
+        diagnostics.push(match &failed {
+            None => format!(
+                "memories without a vector of the embedding model yet: {unembedded}; they are recalled by their words alone until the background refresh embeds them"
+            ),
+            Some(why) => format!(
+                "memories without a vector of the embedding model: {unembedded}, recalled by their words alone; the last run to embed them failed ({why}); after `memdir model install` mends the model, `memdir recall-index refresh` embeds them (the background refresh tries again after an hour)"
+            ),
+        });
     }
-    let index_refresh_due =
-        reconciled.busy || unembedded > 0 || index.refresh_due(&reconciled).unwrap_or(false);
+    let index_refresh_due = reconciled.busy
+        || (unembedded > 0 && failed.is_none())
+        || index.refresh_due(&reconciled).unwrap_or(false);
     diagnostics.splice(0..0, index.notes().iter().cloned());
     if reconciled.deferred > 0 {
         diagnostics.push(format!(

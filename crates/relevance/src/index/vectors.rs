@@ -152,9 +152,15 @@ impl RecallIndex {
                 keys.push(hash);
             }
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let vectors = embedding
-                .embed(&refs)
-                .map_err(|message| IndexError::Embedding { message })?;
+            let vectors = match embedding.embed(&refs) {
+                Ok(vectors) => vectors,
+                Err(message) => {
+                    // Recall reads this and stops starting runs that
+                    // would fail the same way (see `embedding_failure`).
+                    let _ = std::fs::write(self.failure_path(), format!("{model}\n{message}"));
+                    return Err(IndexError::Embedding { message });
+                }
+            };
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -187,9 +193,36 @@ impl RecallIndex {
             )
             .map_err(self.fail())?;
         self.fold_log(false);
+        let _ = std::fs::remove_file(self.failure_path());
         Ok(total)
     }
+
+    /// Why the last embedding run with `model` failed, if it failed less
+    /// than an hour ago: a model whose files were damaged
+    /// after it was installed fails every run, and recall should not start
+    /// one per request. A run that succeeds, or another model, clears it.
+    #[must_use]
+    pub fn embedding_failure(&self, model: &str) -> Option<String> {
+        let path = self.failure_path();
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        let age = meta.modified().ok()?.elapsed().unwrap_or_default();
+        if !meta.is_file() || meta.len() > 64 * 1024 || age > RETRY_FAILED_AFTER {
+            return None;
+        }
+        let text = std::fs::read_to_string(&path).ok()?;
+        let (failed_model, why) = text.split_once('\n')?;
+        (failed_model == model).then(|| why.trim().to_owned())
+    }
+
+    /// Where a failed embedding run is recorded: beside the index.
+    fn failure_path(&self) -> std::path::PathBuf {
+        self.db.with_extension("embedding-failed")
+    }
 }
+
+/// How long recall waits after a failed embedding run before it starts
+/// another.
+pub(crate) const RETRY_FAILED_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// What a memory's vector is of: its name, description and body.
 pub(crate) fn text_of(bytes: &[u8]) -> String {

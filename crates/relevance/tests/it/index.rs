@@ -597,3 +597,92 @@ fn the_log_kept_between_processes_stays_small() {
     let found = recall("word77x5", &dir, Some(&db), false);
     assert_eq!(found, ["m77.md"]);
 }
+
+/// An embedding model that fails, as a model whose files were damaged
+/// after it was installed does, or gives one fixed vector.
+#[derive(Debug)]
+struct FakeModel {
+    fails: bool,
+}
+
+impl memdir_relevance::Embedding for FakeModel {
+    fn model_id(&self) -> &'static str {
+        "fake"
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        if self.fails {
+            return Err("cannot read model.safetensors".to_owned());
+        }
+        Ok(texts.iter().map(|_| vec![0.6, 0.8]).collect())
+    }
+}
+
+#[test]
+fn a_failed_embedding_run_stops_recall_from_starting_another_until_one_succeeds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    fs::create_dir(&dir).unwrap();
+    memory(&dir, "deploy.md", "project", "Never deploy on Fridays", "");
+    memory(&dir, "pnpm.md", "feedback", "Use pnpm, not npm", "");
+    let db = tmp.path().join("index.sqlite");
+    assert_eq!(
+        recall("deploy on fridays", &dir, Some(&db), true),
+        ["deploy.md"]
+    );
+    let recall_with = |model: &FakeModel| {
+        let options = RecallOptions {
+            index: Some(&db),
+            embedding: Some(model),
+            ..RecallOptions::default()
+        };
+        find_relevant_memories("deploy on fridays", &dir, &CancelToken::new(), &options).unwrap()
+    };
+    let broken = FakeModel { fails: true };
+    // Before any run: the missing vectors are a reason to refresh.
+    let r = recall_with(&broken);
+    assert!(r.index_refresh_due);
+    assert!(
+        r.diagnostics.iter().any(|d| d.contains("without a vector")),
+        "{:?}",
+        r.diagnostics
+    );
+    let mut index = RecallIndex::open(&db, &dir).unwrap();
+    let err = index.embed_missing(&broken, &mut |_| {}).unwrap_err();
+    assert!(
+        err.to_string().contains("cannot read model.safetensors"),
+        "{err}"
+    );
+    assert_eq!(
+        index.embedding_failure("fake").as_deref(),
+        Some("cannot read model.safetensors")
+    );
+    assert_eq!(index.embedding_failure("another model"), None);
+    // After it: words alone, no new run, and the note says why.
+    let r = recall_with(&broken);
+    assert_eq!(
+        r.memories
+            .iter()
+            .map(|m| m.filename.as_str())
+            .collect::<Vec<_>>(),
+        ["deploy.md"]
+    );
+    assert!(!r.index_refresh_due, "{:?}", r.diagnostics);
+    assert!(
+        r.diagnostics
+            .iter()
+            .any(|d| d.contains("failed (cannot read model.safetensors)")),
+        "{:?}",
+        r.diagnostics
+    );
+    // A run that succeeds (`memdir recall-index refresh`) clears it.
+    let working = FakeModel { fails: false };
+    assert_eq!(index.embed_missing(&working, &mut |_| {}).unwrap(), 2);
+    assert_eq!(index.embedding_failure("fake"), None);
+    let r = recall_with(&working);
+    assert!(
+        !r.diagnostics.iter().any(|d| d.contains("vector")),
+        "{:?}",
+        r.diagnostics
+    );
+}
