@@ -156,14 +156,14 @@ fn lock(models_dir: &Path, wait: bool) -> Result<std::fs::File, EmbedError> {
         OFlags::CREATE | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o600),
     )
-    .map_err(|e| EmbedError::io(&path, e.into()))?;
+    .map_err(|e| {
+        // A link (ELOOP) or a FIFO without a reader (ENXIO): say what it is.
+        let odd = std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file());
+        EmbedError::io(&path, if odd { not_a_lock() } else { e.into() })
+    })?;
     let file = std::fs::File::from(fd);
-    let is_file = file.metadata().is_ok_and(|m| m.is_file());
-    if !is_file {
-        return Err(EmbedError::io(
-            &path,
-            std::io::Error::other("not a regular file"),
-        ));
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(EmbedError::io(&path, not_a_lock()));
     }
     let op = if wait {
         FlockOperation::LockExclusive
@@ -172,6 +172,12 @@ fn lock(models_dir: &Path, wait: bool) -> Result<std::fs::File, EmbedError> {
     };
     rustix::fs::flock(&file, op).map_err(|e| EmbedError::io(&path, e.into()))?;
     Ok(file)
+}
+
+/// The error for something other than a regular file where the install
+/// lock belongs.
+fn not_a_lock() -> std::io::Error {
+    std::io::Error::other("not a regular file; remove it and install again")
 }
 
 /// Under the install lock: puts back the newest model moved aside when

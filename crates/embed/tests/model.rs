@@ -193,6 +193,28 @@ fn a_model_moved_aside_by_a_killed_install_is_put_back_and_its_leftovers_swept()
 }
 
 #[test]
+fn a_fifo_or_a_link_in_place_of_the_install_lock_is_refused_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    let lock = models.join(memdir_embed::LOCK_NAME);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&lock)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let err = install(dir.path(), &models).unwrap_err().to_string();
+    assert!(err.contains("not a regular file"), "{err}");
+    std::fs::remove_file(&lock).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "kept").unwrap();
+    std::os::unix::fs::symlink(&victim, &lock).unwrap();
+    let err = install(dir.path(), &models).unwrap_err().to_string();
+    assert!(err.contains("not a regular file"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "kept");
+}
+
+#[test]
 fn two_installs_at_once_both_finish_and_leave_one_model() {
     let Some((_, info, _)) = model() else {
         return;

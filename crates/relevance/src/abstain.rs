@@ -198,8 +198,7 @@ pub fn no_need_prompts() -> &'static [&'static str] {
 #[must_use]
 pub fn nearest(query: &[f32], bank: &[Vec<f32>]) -> f64 {
     bank.iter()
-        .filter(|v| v.len() == query.len())
-        .map(|v| f64::from(v.iter().zip(query).map(|(a, b)| a * b).sum::<f32>()))
+        .map(|v| crate::local::dot(v, query))
         .fold(0.0, f64::max)
 }
 

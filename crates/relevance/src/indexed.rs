@@ -34,9 +34,19 @@ pub(crate) fn select(
     let mut memories = Vec::new();
     let mut diagnostics = Vec::new();
     let mut embedding = options.embedding;
+    // Memories without a vector rank by their words alone until the
+    // background refresh has embedded them.
+    let mut unembedded = 0;
     for attempt in 1..=ATTEMPTS {
         let chosen = match embedding {
-            Some(model) => match choose_fused(&mut index, memory_dir, query, options, model)? {
+            Some(model) => match choose_fused(
+                &mut index,
+                memory_dir,
+                query,
+                options,
+                model,
+                &mut unembedded,
+            )? {
                 Ok(chosen) => chosen,
                 Err(why) => {
                     diagnostics.extend(why);
@@ -73,14 +83,9 @@ pub(crate) fn select(
         // to date and rank again.
         index.update_files(&stale)?;
     }
-    // Memories without a vector rank by their words alone until the
-    // background refresh has embedded them.
-    let (unembedded, failed) = match options.embedding {
-        Some(model) => (
-            index.missing_vectors(model.model_id()).unwrap_or(0),
-            index.embedding_failure(model.model_id()),
-        ),
-        None => (0, None),
+    let failed = match options.embedding {
+        Some(model) if unembedded > 0 => index.embedding_failure(model.model_id()),
+        _ => None,
     };
     if unembedded > 0 {
         diagnostics.push(match &failed {
@@ -159,50 +164,46 @@ type Chosen = Vec<(Ranked, IndexedMemory)>;
 /// [`crate::FUSED_RELATIVE_CUT`] of the best. `Ok(Err(why))` when the
 /// model is not used for this query (it failed, or fewer than
 /// [`crate::FUSE_FROM`] memories have a vector): the caller ranks by words
-/// alone, and says why when there is something to say.
+/// alone, and says why when there is something to say. `unembedded`
+/// hears how many memories have no vector yet.
 fn choose_fused(
     index: &mut RecallIndex,
     memory_dir: &Path,
     query: &str,
     options: &RecallOptions<'_>,
     model: &dyn crate::Embedding,
+    unembedded: &mut usize,
 ) -> Result<Result<Chosen, Option<String>>, IndexError> {
-    let vectors = index.vectors(model.model_id())?;
+    let crate::index::Embedded { vectors, missing } = index.vectors(model.model_id())?;
+    *unembedded = missing;
     if vectors.len() < crate::FUSE_FROM {
         // Too few to fuse (the abstention's cosine signals were fitted on
         // larger folders), or none embedded yet.
         return Ok(Err(None));
     }
-    let q = match model.embed(&[query]) {
-        Ok(mut v) if v.len() == 1 => v.remove(0),
-        Ok(_) => return Ok(Err(Some("the embedding model gave no vector".to_owned()))),
+    let embedded = model
+        .embed(&[query])
+        .and_then(|mut v| match v.len() {
+            1 => Ok(v.remove(0)),
+            _ => Err("it gave no vector".to_owned()),
+        })
+        .and_then(|q| model.no_need_vectors().map(|bank| (q, bank)));
+    let (q, bank) = match embedded {
+        Ok(both) => both,
         Err(e) => {
             return Ok(Err(Some(format!(
                 "the embedding model failed ({e}); recalled by words alone"
             ))));
         }
     };
-    let no_need = match model.no_need_vectors() {
-        Ok(bank) => crate::abstain::nearest(&q, &bank),
-        Err(e) => {
-            return Ok(Err(Some(format!(
-                "the embedding model failed ({e}); recalled by words alone"
-            ))));
-        }
-    };
+    let no_need = crate::abstain::nearest(&q, &bank);
     let scored = index.score(query)?;
     // Memories by position: those with a vector, then those the words
     // found that have none yet.
     let mut ids: Vec<u32> = vectors.iter().map(|(id, _)| *id).collect();
     let mut cosines: Vec<f64> = vectors
         .iter()
-        .map(|(_, v)| {
-            if v.len() == q.len() {
-                f64::from(v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>())
-            } else {
-                0.0
-            }
-        })
+        .map(|(_, v)| crate::local::dot(v, &q))
         .collect();
     let mut position: std::collections::HashMap<u32, usize> =
         ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();

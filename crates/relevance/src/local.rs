@@ -365,6 +365,17 @@ pub const FUSED_RELATIVE_CUT: f64 = 0.5;
 /// them) were fitted on folders of 46 memories and more.
 pub const FUSE_FROM: usize = 30;
 
+/// The dot product of two vectors of one model (their cosine, for unit
+/// vectors); 0 for vectors of different lengths, which no two vectors of
+/// one model have.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
+    if a.len() == b.len() {
+        f64::from(a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
+    } else {
+        0.0
+    }
+}
+
 /// The indices of `scores`, best first (ties by index).
 #[must_use]
 pub fn order_by_score(scores: &[f64]) -> Vec<usize> {

@@ -89,6 +89,7 @@ mod listing;
 mod postings;
 mod vectors;
 
+pub use vectors::Embedded;
 #[cfg(feature = "semantic")]
 pub(crate) use vectors::text_of;
 

@@ -13,6 +13,15 @@ use super::{IndexError, Progress, RecallIndex};
 use crate::Embedding;
 use crate::corpus::DocId;
 
+/// The vectors of one model in the index ([`RecallIndex::vectors`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Embedded {
+    /// Each memory's number and vector, by number.
+    pub vectors: Vec<(DocId, Vec<f32>)>,
+    /// How many indexed memories have no vector of the model yet.
+    pub missing: usize,
+}
+
 /// Memories embedded and stored at a time.
 const BATCH: usize = 16;
 
@@ -21,42 +30,14 @@ const BATCH: usize = 16;
 const MAX_MEMORY_BYTES: u64 = 4 << 20;
 
 impl RecallIndex {
-    /// How many indexed memories have no vector of `model` yet. Both
-    /// tables are read in one pass each and compared here, as in
-    /// [`RecallIndex::vectors`]: with a probe per memory, `memdir recall`
-    /// with the model took 277 ms at 10,000 memories, this way 196 ms.
-    pub fn missing_vectors(&self, model: &str) -> Result<usize, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT hash FROM vectors WHERE model = ?1")
-            .map_err(self.fail())?;
-        let embedded: std::collections::HashSet<Vec<u8>> = stmt
-            .query_map([model], |r| r.get::<_, Vec<u8>>(0))
-            .map_err(self.fail())?
-            .collect::<Result<_, _>>()
-            .map_err(self.fail())?;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT hash FROM docs")
-            .map_err(self.fail())?;
-        let mut missing = 0;
-        let mut rows = stmt.query([]).map_err(self.fail())?;
-        while let Some(row) = rows.next().map_err(self.fail())? {
-            let hash = row.get_ref(0).map_err(self.fail())?;
-            if !hash.as_blob().is_ok_and(|h| embedded.contains(h)) {
-                missing += 1;
-            }
-        }
-        Ok(missing)
-    }
-
     /// The vector of `model` of every indexed memory that has one, by
-    /// memory number. The vectors are read in one pass in their table's
-    /// order and matched to the memories here: probing the vectors table
-    /// once per memory (each vector lies on its own overflow page) made
-    /// `memdir recall` with the model take 344 ms at 10,000 memories, this
-    /// way 277 ms.
-    pub fn vectors(&self, model: &str) -> Result<Vec<(DocId, Vec<f32>)>, IndexError> {
+    /// memory number, and how many have none yet. The vectors are read in
+    /// one pass in their table's order and matched to the memories here:
+    /// probing the vectors table once per memory (each vector lies on its
+    /// own overflow page), and again to count those without one, made
+    /// `memdir recall` with the model take 344 ms at 10,000 memories; this
+    /// way 196 ms.
+    pub fn vectors(&self, model: &str) -> Result<Embedded, IndexError> {
         let mut docs: std::collections::HashMap<Vec<u8>, Vec<DocId>> =
             std::collections::HashMap::new();
         {
@@ -84,17 +65,20 @@ impl RecallIndex {
                 ))
             })
             .map_err(self.fail())?;
-        let mut out = Vec::with_capacity(docs.len());
+        let mut vectors = Vec::with_capacity(docs.len());
         for row in rows {
             let (hash, v) = row.map_err(self.fail())?;
-            if let Some(ids) = docs.get(&hash) {
+            if let Some(ids) = docs.remove(&hash) {
                 for id in ids {
-                    out.push((*id, v.clone()));
+                    vectors.push((id, v.clone()));
                 }
             }
         }
-        out.sort_unstable_by_key(|(id, _)| *id);
-        Ok(out)
+        vectors.sort_unstable_by_key(|(id, _)| *id);
+        Ok(Embedded {
+            vectors,
+            missing: docs.values().map(Vec::len).sum(),
+        })
     }
 
     /// Embeds every indexed memory that has no vector of `embedding`'s
@@ -157,7 +141,11 @@ impl RecallIndex {
                 Err(message) => {
                     // Recall reads this and stops starting runs that
                     // would fail the same way (see `embedding_failure`).
-                    let _ = std::fs::write(self.failure_path(), format!("{model}\n{message}"));
+                    // A link in its place is replaced, never followed.
+                    let _ = memdir_memtypes::atomic_write(
+                        &self.failure_path(),
+                        format!("{model}\n{message}").as_bytes(),
+                    );
                     return Err(IndexError::Embedding { message });
                 }
             };
@@ -206,10 +194,11 @@ impl RecallIndex {
         let path = self.failure_path();
         let meta = std::fs::symlink_metadata(&path).ok()?;
         let age = meta.modified().ok()?.elapsed().unwrap_or_default();
-        if !meta.is_file() || meta.len() > 64 * 1024 || age > RETRY_FAILED_AFTER {
+        if !meta.is_file() || age > RETRY_FAILED_AFTER {
             return None;
         }
-        let text = std::fs::read_to_string(&path).ok()?;
+        let bytes = read_regular_file(&path, 64 * 1024).ok()?;
+        let text = String::from_utf8_lossy(&bytes);
         let (failed_model, why) = text.split_once('\n')?;
         (failed_model == model).then(|| why.trim().to_owned())
     }
